@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * psem_consumer: an example module that uses psem through its header and
+ * Module.symvers, as any other module would.
+ *
+ * On load it takes and returns permits, runs one worker kthread per online
+ * CPU (at most four) against one semaphore and checks the final balance,
+ * and leaves one kthread asleep waiting for permits that never come. On
+ * unload it cancels that wait with a fatal signal, which returns the
+ * permits assigned to it, and reports the balance it left behind.
+ */
+
+#include <linux/cpumask.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/sched/signal.h>
+
+#include <psem.h>
+
+#define CONSUMER_WORKERS_MAX	4
+#define CONSUMER_ITERS		2000
+
+static DEFINE_PSEM(consumer_sem, 3);
+static DEFINE_PSEM(consumer_gate, 0);
+static struct task_struct *consumer_waiter;
+
+/* Workers take two of three permits, so they collide and some must wait. */
+static int consumer_worker(void *unused)
+{
+	int i;
+
+	for (i = 0; i < CONSUMER_ITERS; i++) {
+		psem_acquire(&consumer_sem, 2);
+		psem_release(&consumer_sem, 2);
+	}
+	return 0;
+}
+
+static int consumer_run_workers(void)
+{
+	struct task_struct *t[CONSUMER_WORKERS_MAX];
+	int n = min_t(int, num_online_cpus(), CONSUMER_WORKERS_MAX);
+	int i, started = 0;
+
+	for (i = 0; i < n; i++) {
+		t[i] = kthread_run(consumer_worker, NULL, "psem_consumer/%d", i);
+		if (IS_ERR(t[i]))
+			break;
+		get_task_struct(t[i]);
+		started++;
+	}
+	/* kthread_stop() waits for each worker to finish its loop. */
+	for (i = 0; i < started; i++) {
+		kthread_stop(t[i]);
+		put_task_struct(t[i]);
+	}
+	pr_info("psem_consumer: %d workers x %d acquire(2)/release(2): balance %ld (expected 3)\n",
+		started, CONSUMER_ITERS, psem_available(&consumer_sem));
+	return started ? 0 : -ENOMEM;
+}
+
+/* Sleeps for five permits of a gate that only ever releases two. */
+static int consumer_wait(void *unused)
+{
+	int ret;
+
+	allow_signal(SIGKILL);
+	ret = psem_acquire_killable(&consumer_gate, 5);
+	pr_info("psem_consumer: waiter woke: %d, gate balance %ld\n",
+		ret, psem_available(&consumer_gate));
+	if (!ret)
+		psem_release(&consumer_gate, 5);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	return ret;
+}
+
+static int __init consumer_init(void)
+{
+	bool took;
+	int ret;
+
+	took = psem_try_acquire(&consumer_sem, 3);
+	pr_info("psem_consumer: try_acquire(3) of 3: %s, available %ld\n",
+		took ? "taken" : "refused", psem_available(&consumer_sem));
+	psem_release(&consumer_sem, 3);
+	pr_info("psem_consumer: release(3): available %ld\n",
+		psem_available(&consumer_sem));
+
+	ret = consumer_run_workers();
+	if (ret)
+		return ret;
+
+	consumer_waiter = kthread_run(consumer_wait, NULL, "psem_consumer/wait");
+	if (IS_ERR(consumer_waiter))
+		return PTR_ERR(consumer_waiter);
+	get_task_struct(consumer_waiter);
+	/* The waiter takes the two permits and sleeps for three more. */
+	psem_release(&consumer_gate, 2);
+	pr_info("psem_consumer: a waiter sleeps for 5 permits of a gate holding 2\n");
+	return 0;
+}
+
+static void __exit consumer_exit(void)
+{
+	send_sig(SIGKILL, consumer_waiter, 1);
+	kthread_stop(consumer_waiter);
+	put_task_struct(consumer_waiter);
+	pr_info("psem_consumer: unloaded; gate balance %ld (expected 2)\n",
+		psem_available(&consumer_gate));
+}
+
+module_init(consumer_init);
+module_exit(consumer_exit);
+
+MODULE_IMPORT_NS(PSEM);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Example consumer of the psem API");
+MODULE_AUTHOR("The psem developers");

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * psem: a counting semaphore whose release adds permits with one lock-free
+ * compare-exchange while the balance is positive.
+ *
+ * See Documentation/psem.rst for the design and the ordering argument.
+ */
+#ifndef _PSEM_H
+#define _PSEM_H
+
+#include <linux/atomic.h>
+#include <linux/limits.h>
+#include <linux/lockdep.h>
+#include <linux/wait.h>
+
+/* Symbols are exported in this namespace: consumers add MODULE_IMPORT_NS(PSEM). */
+#define PSEM_NS PSEM
+
+/* The largest balance a psem can hold, and the largest count one call takes. */
+#define PSEM_MAX_PERMITS	LONG_MAX
+
+/**
+ * struct psem - a counting semaphore with a lock-free positive-balance release
+ * @balance:   permits available to acquirers, 0..PSEM_MAX_PERMITS. A positive
+ *             balance proves that no waiter is linked and no debt is owed.
+ * @wq:        @wq.lock is the queue lock; @wq.head is the FIFO list of
+ *             waiters, oldest first.
+ * @debt:      permits owed by psem_reduce(), paid by releases before any
+ *             waiter. Protected by @wq.lock.
+ * @contended: set by a locked release that lost a race on a positive
+ *             balance; while set, releases take the locked path.
+ *
+ * The fields are private to psem; use the functions below.
+ */
+struct psem {
+	atomic_long_t		balance;
+	wait_queue_head_t	wq;
+	unsigned long		debt;
+	unsigned long		contended;
+};
+
+#define __PSEM_INITIALIZER(name, permits)				\
+{									\
+	.balance	= ATOMIC_LONG_INIT(permits),			\
+	.wq		= __WAIT_QUEUE_HEAD_INITIALIZER((name).wq),	\
+	.debt		= 0,						\
+	.contended	= 0,						\
+}
+
+/**
+ * DEFINE_PSEM - define and initialise a psem
+ * @name:    the variable's name
+ * @permits: the initial balance, 0..PSEM_MAX_PERMITS
+ */
+#define DEFINE_PSEM(name, permits)					\
+	struct psem name = __PSEM_INITIALIZER(name, permits)
+
+void __psem_init(struct psem *sem, long permits, const char *name,
+		 struct lock_class_key *key);
+
+/**
+ * psem_init - initialise a psem at run time
+ * @sem:     the semaphore
+ * @permits: the initial balance, 0..PSEM_MAX_PERMITS; a negative value is
+ *           refused with a warning and leaves a balance of zero
+ *
+ * Each call site gets its own lockdep class for the queue lock, as
+ * init_waitqueue_head() does. Must not be called on a psem in use.
+ */
+#define psem_init(sem, permits)						\
+do {									\
+	static struct lock_class_key __psem_key;			\
+									\
+	__psem_init((sem), (permits), #sem, &__psem_key);		\
+} while (0)
+
+bool psem_try_acquire(struct psem *sem, long n);
+int psem_acquire(struct psem *sem, long n);
+int psem_acquire_interruptible(struct psem *sem, long n);
+int psem_acquire_killable(struct psem *sem, long n);
+int psem_acquire_timeout(struct psem *sem, long n, long timeout);
+int psem_release(struct psem *sem, long n);
+int psem_release_all_held(struct psem *sem, long n);
+long psem_available(const struct psem *sem);
+long psem_drain(struct psem *sem, long up_to);
+int psem_reduce(struct psem *sem, long n);
+unsigned long psem_debt(struct psem *sem);
+
+#endif /* _PSEM_H */

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The psem module: a counting semaphore with a lock-free positive-balance
+ * release, and the primitives built on it. Loading it creates the debugfs
+ * directory psem/; every psem lives in its users' memory.
+ */
+
+#include <linux/init.h>
+#include <linux/module.h>
+
+#include "psem_internal.h"
+
+static int __init psem_module_init(void)
+{
+	return psem_debugfs_init();
+}
+
+static void __exit psem_module_exit(void)
+{
+	psem_debugfs_exit();
+}
+
+module_init(psem_module_init);
+module_exit(psem_module_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Counting semaphore with a lock-free positive-balance release");
+MODULE_AUTHOR("The psem developers");
