@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * psem_rwlock: a fair sleeping reader-writer lock on top of psem.
+ *
+ * A reader takes one permit and returns it with psem_release(), which is
+ * the lock-free fast path whenever other readers still hold permits (the
+ * balance is then positive). A writer takes every permit and returns them
+ * with psem_release_all_held(): it knows the balance is zero. All ordering
+ * comes from the semaphore: acquiring a permit is an ACQUIRE, returning one
+ * a RELEASE (see psem_core.c).
+ *
+ * lockdep sees the lock as an rw_semaphore: readers are shared,
+ * non-recursive acquisitions, so a read_lock while holding the write side
+ * is reported, as is an AB-BA order between two locks.
+ */
+
+#include <linux/export.h>
+#include <linux/kernel.h>
+
+#include "psem_rwlock.h"
+
+#define RW_MAX PSEM_RWLOCK_MAX_READERS
+
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+#define rw_dep(lock) (&(lock)->dep_map)
+#else
+#define rw_dep(lock) NULL
+#endif
+
+void __psem_rwlock_init(struct psem_rwlock *lock, const char *name,
+			struct lock_class_key *key,
+			struct lock_class_key *sem_key)
+{
+	__psem_init(&lock->sem, RW_MAX, name, sem_key);
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	lockdep_init_map_wait(&lock->dep_map, name, key, 0, LD_WAIT_SLEEP);
+#endif
+}
+EXPORT_SYMBOL_NS_GPL(__psem_rwlock_init, PSEM);
+
+/*
+ * Every sleeping lock function below is this: tell lockdep first, as
+ * down_read() does, so that a deadlock is reported before it happens, and
+ * take it back if the wait was cut short.
+ */
+static int psem_rw_wait(struct psem_rwlock *lock,
+			int (*acquire)(struct psem *, long), bool read,
+			unsigned long ip)
+{
+	int ret;
+
+	if (read)
+		rwsem_acquire_read(rw_dep(lock), 0, 0, ip);
+	else
+		rwsem_acquire(rw_dep(lock), 0, 0, ip);
+	ret = acquire(&lock->sem, read ? 1 : RW_MAX);
+	if (ret)
+		rwsem_release(rw_dep(lock), ip);
+	return ret;
+}
+
+/**
+ * psem_read_lock - take the lock for reading, sleeping uninterruptibly
+ * @lock: the lock
+ *
+ * Sleeps behind any writer that holds or waits for the lock. Process
+ * context only.
+ */
+void psem_read_lock(struct psem_rwlock *lock)
+{
+	psem_rw_wait(lock, psem_acquire, true, _RET_IP_);
+}
+EXPORT_SYMBOL_NS_GPL(psem_read_lock, PSEM);
+
+/**
+ * psem_read_lock_interruptible - take the lock for reading, or a signal
+ * @lock: the lock
+ *
+ * Return: 0, or -EINTR if a signal ended the wait (nothing held).
+ */
+int psem_read_lock_interruptible(struct psem_rwlock *lock)
+{
+	return psem_rw_wait(lock, psem_acquire_interruptible, true, _RET_IP_);
+}
+EXPORT_SYMBOL_NS_GPL(psem_read_lock_interruptible, PSEM);
+
+/**
+ * psem_read_lock_killable - take the lock for reading, or a fatal signal
+ * @lock: the lock
+ *
+ * Return: 0, or -EINTR if a fatal signal ended the wait (nothing held).
+ */
+int psem_read_lock_killable(struct psem_rwlock *lock)
+{
+	return psem_rw_wait(lock, psem_acquire_killable, true, _RET_IP_);
+}
+EXPORT_SYMBOL_NS_GPL(psem_read_lock_killable, PSEM);
+
+/**
+ * psem_read_trylock - take the lock for reading if that needs no wait
+ * @lock: the lock
+ *
+ * Fails while a writer holds or waits for the lock. Never sleeps; any
+ * context.
+ *
+ * Return: true if the lock is now held for reading.
+ */
+bool psem_read_trylock(struct psem_rwlock *lock)
+{
+	if (!psem_try_acquire(&lock->sem, 1))
+		return false;
+	rwsem_acquire_read(rw_dep(lock), 0, 1, _RET_IP_);
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(psem_read_trylock, PSEM);
+
+/**
+ * psem_read_unlock - release the lock held for reading
+ * @lock: the lock
+ *
+ * Lock-free while other readers hold the lock. Any context.
+ */
+void psem_read_unlock(struct psem_rwlock *lock)
+{
+	rwsem_release(rw_dep(lock), _RET_IP_);
+	psem_release(&lock->sem, 1);
+}
+EXPORT_SYMBOL_NS_GPL(psem_read_unlock, PSEM);
+
+/**
+ * psem_write_lock - take the lock for writing, sleeping uninterruptibly
+ * @lock: the lock
+ *
+ * Readers that arrive while the writer waits queue behind it. Process
+ * context only.
+ */
+void psem_write_lock(struct psem_rwlock *lock)
+{
+	psem_rw_wait(lock, psem_acquire, false, _RET_IP_);
+}
+EXPORT_SYMBOL_NS_GPL(psem_write_lock, PSEM);
+
+/**
+ * psem_write_lock_interruptible - take the lock for writing, or a signal
+ * @lock: the lock
+ *
+ * Return: 0, or -EINTR if a signal ended the wait. Permits already assigned
+ * to the writer go on to the next waiters.
+ */
+int psem_write_lock_interruptible(struct psem_rwlock *lock)
+{
+	return psem_rw_wait(lock, psem_acquire_interruptible, false, _RET_IP_);
+}
+EXPORT_SYMBOL_NS_GPL(psem_write_lock_interruptible, PSEM);
+
+/**
+ * psem_write_lock_killable - take the lock for writing, or a fatal signal
+ * @lock: the lock
+ *
+ * Return: 0, or -EINTR if a fatal signal ended the wait.
+ */
+int psem_write_lock_killable(struct psem_rwlock *lock)
+{
+	return psem_rw_wait(lock, psem_acquire_killable, false, _RET_IP_);
+}
+EXPORT_SYMBOL_NS_GPL(psem_write_lock_killable, PSEM);
+
+/**
+ * psem_write_trylock - take the lock for writing if that needs no wait
+ * @lock: the lock
+ *
+ * Never sleeps; any context.
+ *
+ * Return: true if the lock is now held for writing.
+ */
+bool psem_write_trylock(struct psem_rwlock *lock)
+{
+	if (!psem_try_acquire(&lock->sem, RW_MAX))
+		return false;
+	rwsem_acquire(rw_dep(lock), 0, 1, _RET_IP_);
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(psem_write_trylock, PSEM);
+
+/**
+ * psem_write_unlock - release the lock held for writing
+ * @lock: the lock
+ *
+ * Takes the queue lock: the writer held every permit, so the balance is
+ * zero and the fast path could not apply. Any context.
+ */
+void psem_write_unlock(struct psem_rwlock *lock)
+{
+	rwsem_release(rw_dep(lock), _RET_IP_);
+	psem_release_all_held(&lock->sem, RW_MAX);
+}
+EXPORT_SYMBOL_NS_GPL(psem_write_unlock, PSEM);
+
+/**
+ * psem_downgrade_write - turn a write hold into a read hold
+ * @lock: the lock, held for writing
+ *
+ * Keeps one permit and returns the rest, FIFO: waiting readers at the head
+ * of the queue get in, and a waiting writer cannot, since one permit is
+ * still held. Never sleeps.
+ */
+void psem_downgrade_write(struct psem_rwlock *lock)
+{
+	lock_downgrade(rw_dep(lock), _RET_IP_);
+	psem_release_all_held(&lock->sem, RW_MAX - 1);
+}
+EXPORT_SYMBOL_NS_GPL(psem_downgrade_write, PSEM);
