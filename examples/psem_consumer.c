@@ -16,6 +16,8 @@
 #include <linux/sched/signal.h>
 
 #include <psem.h>
+#include <psem_mutex.h>
+#include <psem_rwlock.h>
 
 #define CONSUMER_WORKERS_MAX	4
 #define CONSUMER_ITERS		2000
@@ -23,8 +25,14 @@
 static DEFINE_PSEM(consumer_sem, 3);
 static DEFINE_PSEM(consumer_gate, 0);
 static struct task_struct *consumer_waiter;
+static struct psem_rwlock consumer_rwlock;
+static struct psem_mutex consumer_mutex;
+static unsigned long consumer_counter;	/* guarded by consumer_mutex */
 
-/* Workers take two of three permits, so they collide and some must wait. */
+/*
+ * Workers take two of three permits, so they collide and some must wait;
+ * they also read under the rwlock and count under the mutex.
+ */
 static int consumer_worker(void *unused)
 {
 	int i;
@@ -32,6 +40,13 @@ static int consumer_worker(void *unused)
 	for (i = 0; i < CONSUMER_ITERS; i++) {
 		psem_acquire(&consumer_sem, 2);
 		psem_release(&consumer_sem, 2);
+
+		psem_read_lock(&consumer_rwlock);
+		psem_read_unlock(&consumer_rwlock);
+
+		psem_mutex_lock(&consumer_mutex);
+		consumer_counter++;
+		psem_mutex_unlock(&consumer_mutex);
 	}
 	return 0;
 }
@@ -41,6 +56,7 @@ static int consumer_run_workers(void)
 	struct task_struct *t[CONSUMER_WORKERS_MAX];
 	int n = min_t(int, num_online_cpus(), CONSUMER_WORKERS_MAX);
 	int i, started = 0;
+	bool free;
 
 	for (i = 0; i < n; i++) {
 		t[i] = kthread_run(consumer_worker, NULL, "psem_consumer/%d", i);
@@ -56,6 +72,11 @@ static int consumer_run_workers(void)
 	}
 	pr_info("psem_consumer: %d workers x %d acquire(2)/release(2): balance %ld (expected 3)\n",
 		started, CONSUMER_ITERS, psem_available(&consumer_sem));
+	free = psem_write_trylock(&consumer_rwlock);
+	if (free)
+		psem_write_unlock(&consumer_rwlock);
+	pr_info("psem_consumer: mutex counter %lu (expected %d), rwlock free: %s\n",
+		consumer_counter, started * CONSUMER_ITERS, free ? "yes" : "no");
 	return started ? 0 : -ENOMEM;
 }
 
@@ -79,6 +100,9 @@ static int __init consumer_init(void)
 {
 	bool took;
 	int ret;
+
+	psem_rwlock_init(&consumer_rwlock);
+	psem_mutex_init(&consumer_mutex);
 
 	took = psem_try_acquire(&consumer_sem, 3);
 	pr_info("psem_consumer: try_acquire(3) of 3: %s, available %ld\n",
