@@ -19,7 +19,7 @@
  * like any waiter, until one of the others unlocks. A writer takes this
  * many permits in one request.
  */
-#define PSEM_RWLOCK_MAX_READERS	(1L << 30)
+#define PSEM_RWLOCK_MAX_READERS	0x40000000L	/* 2^30 */
 
 /**
  * struct psem_rwlock - a fair sleeping reader-writer lock
