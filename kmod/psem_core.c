@@ -47,6 +47,9 @@
 #include "psem.h"
 #include "psem_internal.h"
 
+#define CREATE_TRACE_POINTS
+#include "psem_trace.h"
+
 /**
  * struct psem_waiter - a task sleeping in psem_acquire*()
  * @wq_entry: links the waiter into &psem.wq.head; .private is the task
@@ -255,6 +258,7 @@ static int psem_release_locked(struct psem *sem, long n)
 	int ret;
 
 	psem_stat(PSEM_STAT_LOCKED_RELEASE);
+	trace_psem_release(sem, n, false);
 	spin_lock_irqsave(&sem->wq.lock, flags);
 	ret = psem_add_locked(sem, n, &wl);
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
@@ -290,6 +294,7 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	 */
 	if (atomic_long_try_cmpxchg_release(&sem->balance, &cur, cur + n)) {
 		psem_stat(PSEM_STAT_FAST_RELEASE);
+		trace_psem_release(sem, n, true);
 		return true;
 	}
 	psem_stat(PSEM_STAT_FAST_CAS_FAIL);
@@ -388,6 +393,7 @@ static int __sched psem_acquire_slow(struct psem *sem, long n,
 	w.done = false;
 	__add_wait_queue_entry_tail(&sem->wq, &w.wq_entry);
 	psem_stat(PSEM_STAT_SLEEP);
+	trace_psem_wait_begin(sem, n, w.needed);
 
 	for (;;) {
 		if (signal_pending_state(state, current)) {
@@ -404,9 +410,11 @@ static int __sched psem_acquire_slow(struct psem *sem, long n,
 		spin_lock_irq(&sem->wq.lock);
 		/* Served counts even if a signal or the timeout came too. */
 		if (w.done)
-			goto unlock;
+			goto served;
 	}
 	psem_cancel(sem, &w, n, &wl);
+served:
+	trace_psem_wait_end(sem, n, ret);
 unlock:
 	spin_unlock_irq(&sem->wq.lock);
 	psem_wake_all(&wl);
