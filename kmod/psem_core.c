@@ -120,8 +120,11 @@ EXPORT_SYMBOL_NS_GPL(__psem_init, PSEM);
 /* Lock-free: takes @n permits if the balance holds them. */
 static bool psem_take(struct psem *sem, long n)
 {
-	long cur = atomic_long_read(&sem->balance);
+	long cur;
 
+	if (unlikely(!n))
+		return true;	/* no write: zero permits change nothing */
+	cur = atomic_long_read(&sem->balance);
 	do {
 		if (cur < n)
 			return false;
