@@ -38,6 +38,7 @@
 #include <linux/export.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
+#include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/sched/debug.h>
 #include <linux/sched/signal.h>
@@ -99,17 +100,25 @@ static void psem_wake_all(struct psem_wake_list *wl)
 	}
 }
 
-/* Refuses a count outside 0..PSEM_MAX_PERMITS; n == 0 is valid. */
-static bool psem_bad_count(long n, const char *fn)
+/*
+ * Refuses a count outside 0..PSEM_MAX_PERMITS (a negative one; n == 0 is
+ * valid). Out of line and cold, so that the callers' fast paths carry only
+ * the sign test: WARN_ONCE would otherwise keep them from being inlined and
+ * cost them register saves.
+ */
+static noinline __cold int psem_bad_count(long n, const char *fn)
 {
-	return n < 0 && psem_refuse("%s: count %ld out of range\n", fn, n);
+	psem_refuse("%s: count %ld out of range\n", fn, n);
+	return -EINVAL;
 }
 
 void __psem_init(struct psem *sem, long permits, const char *name,
 		 struct lock_class_key *key)
 {
-	if (permits < 0 && psem_refuse("psem_init: %ld permits\n", permits))
+	if (unlikely(permits < 0)) {
+		psem_bad_count(permits, __func__);
 		permits = 0;
+	}
 	atomic_long_set(&sem->balance, permits);
 	__init_waitqueue_head(&sem->wq, name, key);
 	sem->debt = 0;
@@ -118,7 +127,7 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 EXPORT_SYMBOL_NS_GPL(__psem_init, PSEM);
 
 /* Lock-free: takes @n permits if the balance holds them. */
-static bool psem_take(struct psem *sem, long n)
+static __always_inline bool psem_take(struct psem *sem, long n)
 {
 	long cur;
 
@@ -152,8 +161,8 @@ static bool psem_take(struct psem *sem, long n)
  */
 bool psem_try_acquire(struct psem *sem, long n)
 {
-	if (unlikely(psem_bad_count(n, __func__)))
-		return false;
+	if (unlikely(n < 0))
+		return !psem_bad_count(n, __func__);
 	return psem_take(sem, n);
 }
 EXPORT_SYMBOL_NS_GPL(psem_try_acquire, PSEM);
@@ -276,14 +285,14 @@ static int psem_release_locked(struct psem *sem, long n)
  */
 static __always_inline bool psem_release_fast(struct psem *sem, long n)
 {
-	long cur;
+	long cur, new;
 
 	if (!static_branch_likely(&psem_fast_release_key))
 		return false;
 	/* Relaxed: the exchange below rechecks the value it acts on. */
 	cur = atomic_long_read(&sem->balance);
-	if (cur <= 0 || n > PSEM_MAX_PERMITS - cur)
-		return false;
+	if (cur <= 0 || check_add_overflow(cur, n, &new))
+		return false;	/* PSEM_MAX_PERMITS is LONG_MAX */
 	/* Relaxed: a hint set and cleared by psem_add_balance(). */
 	if (static_branch_likely(&psem_contention_flag_key) &&
 	    READ_ONCE(sem->contended)) {
@@ -295,9 +304,10 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	 * balance; pairs with the ACQUIRE in psem_take(). Succeeds only if
 	 * the balance is still positive, hence only while no waiter is linked.
 	 */
-	if (atomic_long_try_cmpxchg_release(&sem->balance, &cur, cur + n)) {
+	if (atomic_long_try_cmpxchg_release(&sem->balance, &cur, new)) {
 		psem_stat(PSEM_STAT_FAST_RELEASE);
-		trace_psem_release(sem, n, true);
+		if (trace_psem_release_enabled())
+			trace_psem_release(sem, n, true);
 		return true;
 	}
 	psem_stat(PSEM_STAT_FAST_CAS_FAIL);
@@ -320,9 +330,9 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
  */
 int psem_release(struct psem *sem, long n)
 {
-	if (unlikely(psem_bad_count(n, __func__)))
-		return -EINVAL;
-	if (!n || psem_release_fast(sem, n))
+	if (unlikely(n <= 0))
+		return n ? psem_bad_count(n, __func__) : 0;
+	if (psem_release_fast(sem, n))
 		return 0;
 	return psem_release_locked(sem, n);
 }
@@ -341,10 +351,8 @@ EXPORT_SYMBOL_NS_GPL(psem_release, PSEM);
  */
 int psem_release_all_held(struct psem *sem, long n)
 {
-	if (unlikely(psem_bad_count(n, __func__)))
-		return -EINVAL;
-	if (!n)
-		return 0;
+	if (unlikely(n <= 0))
+		return n ? psem_bad_count(n, __func__) : 0;
 	return psem_release_locked(sem, n);
 }
 EXPORT_SYMBOL_NS_GPL(psem_release_all_held, PSEM);
@@ -424,13 +432,13 @@ unlock:
 	return ret;
 }
 
-static int __sched psem_acquire_common(struct psem *sem, long n,
-				       unsigned int state, long timeout,
-				       const char *fn)
+static __always_inline int psem_acquire_common(struct psem *sem, long n,
+					       unsigned int state, long timeout,
+					       const char *fn)
 {
 	might_sleep();
-	if (unlikely(psem_bad_count(n, fn)))
-		return -EINVAL;
+	if (unlikely(n < 0))
+		return psem_bad_count(n, fn);
 	if (psem_take(sem, n))
 		return 0;
 	return psem_acquire_slow(sem, n, state, timeout);
@@ -539,8 +547,10 @@ long psem_drain(struct psem *sem, long up_to)
 {
 	long cur;
 
-	if (unlikely(psem_bad_count(up_to, __func__)))
+	if (unlikely(up_to < 0)) {
+		psem_bad_count(up_to, __func__);
 		return 0;
+	}
 	cur = atomic_long_read(&sem->balance);
 	/* ACQUIRE: as in psem_take(). */
 	while (cur && up_to &&
@@ -568,10 +578,8 @@ int psem_reduce(struct psem *sem, long n)
 	unsigned long flags;
 	int ret = 0;
 
-	if (unlikely(psem_bad_count(n, __func__)))
-		return -EINVAL;
-	if (!n)
-		return 0;
+	if (unlikely(n <= 0))
+		return n ? psem_bad_count(n, __func__) : 0;
 	spin_lock_irqsave(&sem->wq.lock, flags);
 	/* The debt a reduce may add is bounded by what it asks for. */
 	if (sem->debt > PSEM_MAX_PERMITS - n &&

@@ -62,9 +62,9 @@ void __psem_mutex_init(struct psem_mutex *lock, const char *name,
 }
 EXPORT_SYMBOL_NS_GPL(__psem_mutex_init, PSEM);
 
-static int psem_mutex_wait(struct psem_mutex *lock,
-			   int (*acquire)(struct psem *, long),
-			   unsigned long ip)
+static __always_inline int psem_mutex_wait(struct psem_mutex *lock,
+					   int (*acquire)(struct psem *, long),
+					   unsigned long ip)
 {
 	int ret;
 

@@ -39,13 +39,13 @@ void __psem_rwlock_init(struct psem_rwlock *lock, const char *name,
 EXPORT_SYMBOL_NS_GPL(__psem_rwlock_init, PSEM);
 
 /*
- * Every sleeping lock function below is this: tell lockdep first, as
- * down_read() does, so that a deadlock is reported before it happens, and
- * take it back if the wait was cut short.
+ * Every sleeping lock function below is this, inlined so that @acquire is a
+ * direct call: tell lockdep first, as down_read() does, so that a deadlock
+ * is reported before it happens, and take it back if the wait was cut short.
  */
-static int psem_rw_wait(struct psem_rwlock *lock,
-			int (*acquire)(struct psem *, long), bool read,
-			unsigned long ip)
+static __always_inline int psem_rw_wait(struct psem_rwlock *lock,
+					int (*acquire)(struct psem *, long),
+					bool read, unsigned long ip)
 {
 	int ret;
 

@@ -14,54 +14,42 @@
 struct psem;
 
 TRACE_EVENT(psem_release,
-	TP_PROTO(struct psem *sem, long n, bool fast),
-	TP_ARGS(sem, n, fast),
-	TP_STRUCT__entry(
-		__field(void *, sem)
-		__field(long, n)
-		__field(bool, fast)
-	),
-	TP_fast_assign(
-		__entry->sem = sem;
-		__entry->n = n;
-		__entry->fast = fast;
-	),
-	TP_printk("sem=%p n=%ld path=%s", __entry->sem, __entry->n,
-		  __entry->fast ? "fast" : "locked")
+	    TP_PROTO(struct psem *sem, long n, bool fast),
+	    TP_ARGS(sem, n, fast),
+	    TP_STRUCT__entry(__field(void *, sem)
+			     __field(long, n)
+			     __field(bool, fast)),
+	    TP_fast_assign(__entry->sem = sem;
+			   __entry->n = n;
+			   __entry->fast = fast;),
+	    TP_printk("sem=%p n=%ld path=%s", __entry->sem, __entry->n,
+		      __entry->fast ? "fast" : "locked")
 );
 
 TRACE_EVENT(psem_wait_begin,
-	TP_PROTO(struct psem *sem, long n, long needed),
-	TP_ARGS(sem, n, needed),
-	TP_STRUCT__entry(
-		__field(void *, sem)
-		__field(long, n)
-		__field(long, needed)
-	),
-	TP_fast_assign(
-		__entry->sem = sem;
-		__entry->n = n;
-		__entry->needed = needed;
-	),
-	TP_printk("sem=%p n=%ld needed=%ld", __entry->sem, __entry->n,
-		  __entry->needed)
+	    TP_PROTO(struct psem *sem, long n, long needed),
+	    TP_ARGS(sem, n, needed),
+	    TP_STRUCT__entry(__field(void *, sem)
+			     __field(long, n)
+			     __field(long, needed)),
+	    TP_fast_assign(__entry->sem = sem;
+			   __entry->n = n;
+			   __entry->needed = needed;),
+	    TP_printk("sem=%p n=%ld needed=%ld", __entry->sem, __entry->n,
+		      __entry->needed)
 );
 
 TRACE_EVENT(psem_wait_end,
-	TP_PROTO(struct psem *sem, long n, int ret),
-	TP_ARGS(sem, n, ret),
-	TP_STRUCT__entry(
-		__field(void *, sem)
-		__field(long, n)
-		__field(int, ret)
-	),
-	TP_fast_assign(
-		__entry->sem = sem;
-		__entry->n = n;
-		__entry->ret = ret;
-	),
-	TP_printk("sem=%p n=%ld ret=%d", __entry->sem, __entry->n,
-		  __entry->ret)
+	    TP_PROTO(struct psem *sem, long n, int ret),
+	    TP_ARGS(sem, n, ret),
+	    TP_STRUCT__entry(__field(void *, sem)
+			     __field(long, n)
+			     __field(int, ret)),
+	    TP_fast_assign(__entry->sem = sem;
+			   __entry->n = n;
+			   __entry->ret = ret;),
+	    TP_printk("sem=%p n=%ld ret=%d", __entry->sem, __entry->n,
+		      __entry->ret)
 );
 
 #endif /* _PSEM_TRACE_H */
