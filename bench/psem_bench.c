@@ -1,0 +1,1122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * psem_bench: the seed's contention probe and single-thread rows, in the
+ * kernel, for psem's three variants side by side with the kernel's own
+ * semaphore, rw_semaphore and mutex.
+ *
+ * Loading the module runs the benchmark selected by its parameters in the
+ * context of insmod and prints one line per measurement to the kernel log;
+ * scripts/bench_table.py turns that log into CSV, tables and a plot. Never
+ * load it on a machine doing real work: it occupies every CPU it is given.
+ *
+ *   insmod psem_bench.ko table=contention cells=rwlock_read threads=2 \
+ *          gaps=none,short variants=locked,fast,fast+flag,kernel \
+ *          iters=200000 rounds=15
+ *
+ * Method. A measurement runs N kthreads, each bound to its own online CPU.
+ * They sleep on a completion until all exist, then spin on a counter until
+ * all have woken, and then run the same loop of @iters iterations on one
+ * primitive, timing it with ktime_get_ns(). The value of a round is the
+ * mean over the threads of their wall-clock ns per iteration. Variants are
+ * interleaved within each round (A B C D, A B C D, ...) so that drift hits
+ * all of them alike; psem's variants are switched with its static keys
+ * between measurements, never during one.
+ *
+ * Each thread also reports its CPU time (se.sum_exec_runtime, brought up
+ * to date by a short sleep after the loop) as a share of its wall time,
+ * and its voluntary and involuntary context switches per 1,000 iterations.
+ *
+ * Output, one record per line, prefixed "psem_bench: ":
+ *   round,TABLE,CELL,THREADS,GAP,VARIANT,ROUND,NS,CPU_PCT,VCSW_1K,IVCSW_1K
+ *   csv,TABLE,CELL,THREADS,GAP,VARIANT,MEDIAN,MIN,MAX,ROUNDS,CPU_PCT,CSW_1K,
+ * the second in the column order of bench/results/ *.csv, insns_per_iter
+ * left empty (the host script fills it from a run under QEMU's -icount).
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/task.h>
+#include <linux/semaphore.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/utsname.h>
+
+#include "psem.h"
+#include "psem_knobs.h"
+#include "psem_mutex.h"
+#include "psem_pool.h"
+#include "psem_rwlock.h"
+
+/* Limits on the parameters, so that every buffer below is bounded. */
+#define BENCH_MAX_ROUNDS	1000
+#define BENCH_MAX_THREAD_SETS	8
+#define BENCH_POOL_CAP		8
+#define BENCH_SPARE_PERMITS	8
+
+static char *table = "all";
+module_param(table, charp, 0444);
+MODULE_PARM_DESC(table, "contention, single or all (default all)");
+
+static char *cells = "all";
+module_param(cells, charp, 0444);
+MODULE_PARM_DESC(cells, "comma-separated cell names, or all (default)");
+
+static char *threads = "2";
+module_param(threads, charp, 0444);
+MODULE_PARM_DESC(threads,
+		 "comma-separated thread counts for contention cells (default 2)");
+
+static char *gaps = "none,short,long";
+module_param(gaps, charp, 0444);
+MODULE_PARM_DESC(gaps, "comma-separated gaps for contention cells: none,short,long");
+
+static char *variants = "all";
+module_param(variants, charp, 0444);
+MODULE_PARM_DESC(variants, "comma-separated: locked,fast,fast+flag,kernel,floor, or all");
+
+static unsigned int iters = 200000;
+module_param(iters, uint, 0444);
+MODULE_PARM_DESC(iters, "iterations per thread per contention measurement (default 200000)");
+
+static unsigned int single_iters = 100000;
+module_param(single_iters, uint, 0444);
+MODULE_PARM_DESC(single_iters, "iterations per single-thread measurement (default 100000)");
+
+static unsigned int rounds = 15;
+module_param(rounds, uint, 0444);
+MODULE_PARM_DESC(rounds, "rounds per cell; the median is reported (default 15)");
+
+static unsigned int short_gap = 50;
+module_param(short_gap, uint, 0444);
+MODULE_PARM_DESC(short_gap, "multiply steps of the short gap (default 50)");
+
+static unsigned int long_gap = 200;
+module_param(long_gap, uint, 0444);
+MODULE_PARM_DESC(long_gap, "multiply steps of the long gap (default 200)");
+
+static bool stats;
+module_param(stats, bool, 0444);
+MODULE_PARM_DESC(stats,
+		 "count psem events in psem variants and print them per cell (perturbs timing)");
+
+/* ------------------------------------------------------------------ */
+/* The primitives under test                                          */
+/* ------------------------------------------------------------------ */
+
+/* The kernel-primitive version of a bounded pool: a semaphore and a stack. */
+struct bench_kpool {
+	struct semaphore	sem;
+	spinlock_t		lock;	/* protects nr and obj[] */
+	unsigned int		nr;
+	void			*obj[BENCH_POOL_CAP];
+};
+
+/*
+ * Everything one measurement may use. Each primitive sits on its own cache
+ * line, so that only the one under test is contended. Allocated afresh for
+ * every measurement, so that no run inherits another's state.
+ */
+struct bench_obj {
+	struct psem		sem ____cacheline_aligned_in_smp;
+	struct psem_rwlock	rw ____cacheline_aligned_in_smp;
+	struct psem_mutex	mx ____cacheline_aligned_in_smp;
+	struct psem_pool	pool ____cacheline_aligned_in_smp;
+	struct semaphore	ksem ____cacheline_aligned_in_smp;
+	struct rw_semaphore	krw ____cacheline_aligned_in_smp;
+	struct mutex		kmx ____cacheline_aligned_in_smp;
+	struct bench_kpool	kpool ____cacheline_aligned_in_smp;
+	atomic_long_t		word ____cacheline_aligned_in_smp;
+	atomic_t		errors ____cacheline_aligned_in_smp;
+	unsigned long		pool_items[BENCH_POOL_CAP];
+	long			permits;
+};
+
+/*
+ * The gap: a chain of dependent multiply-adds between a release and the
+ * next acquire (or, in the held cell, inside the read section).
+ * OPTIMIZER_HIDE_VAR() keeps every step opaque, so the compiler can neither
+ * fold the chain nor overlap it with the lock operations around it.
+ */
+static noinline u64 bench_gap(u64 x, unsigned int steps)
+{
+	unsigned int i;
+
+	for (i = 0; i < steps; i++) {
+		x = x * 0x5851f42d4c957f2dULL + 0x14057b7ef767814fULL;
+		OPTIMIZER_HIDE_VAR(x);
+	}
+	return x;
+}
+
+/*
+ * The floor: the least an acquire/release pair can cost, a bare
+ * compare-exchange pair on one word, each out of line as psem's calls are.
+ */
+static noinline bool floor_acquire(atomic_long_t *w)
+{
+	long cur = atomic_long_read(w);
+
+	do {
+		if (cur < 1)
+			return false;
+	} while (!atomic_long_try_cmpxchg_acquire(w, &cur, cur - 1));
+	return true;
+}
+
+static noinline void floor_release(atomic_long_t *w)
+{
+	long cur = atomic_long_read(w);
+
+	while (!atomic_long_try_cmpxchg_release(w, &cur, cur + 1))
+		;
+}
+
+static void *kpool_get(struct bench_kpool *p)
+{
+	void *obj;
+
+	down(&p->sem);
+	spin_lock(&p->lock);
+	obj = p->obj[--p->nr];
+	spin_unlock(&p->lock);
+	return obj;
+}
+
+static void kpool_put(struct bench_kpool *p, void *obj)
+{
+	spin_lock(&p->lock);
+	p->obj[p->nr++] = obj;
+	spin_unlock(&p->lock);
+	up(&p->sem);
+}
+
+/* ------------------------------------------------------------------ */
+/* Loops: one per cell and implementation                             */
+/* ------------------------------------------------------------------ */
+
+enum bench_impl { IMPL_PSEM, IMPL_KERNEL, IMPL_FLOOR, NR_IMPL };
+
+typedef u64 (*bench_loop_t)(struct bench_obj *o, unsigned int n,
+			    unsigned int steps, u64 x);
+
+/* No call at all for a gap of none. */
+static __always_inline u64 bench_maybe_gap(u64 x, unsigned int steps)
+{
+	return steps ? bench_gap(x, steps) : x;
+}
+
+/* contention: rwlock_read */
+static u64 loop_rw_read_psem(struct bench_obj *o, unsigned int n,
+			     unsigned int steps, u64 x)
+{
+	while (n--) {
+		psem_read_lock(&o->rw);
+		psem_read_unlock(&o->rw);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
+
+static u64 loop_rw_read_kernel(struct bench_obj *o, unsigned int n,
+			       unsigned int steps, u64 x)
+{
+	while (n--) {
+		down_read(&o->krw);
+		up_read(&o->krw);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
+
+/* contention: rwlock_read_held_across_gap */
+static u64 loop_rw_held_psem(struct bench_obj *o, unsigned int n,
+			     unsigned int steps, u64 x)
+{
+	while (n--) {
+		psem_read_lock(&o->rw);
+		x = bench_maybe_gap(x, steps);
+		psem_read_unlock(&o->rw);
+	}
+	return x;
+}
+
+static u64 loop_rw_held_kernel(struct bench_obj *o, unsigned int n,
+			       unsigned int steps, u64 x)
+{
+	while (n--) {
+		down_read(&o->krw);
+		x = bench_maybe_gap(x, steps);
+		up_read(&o->krw);
+	}
+	return x;
+}
+
+/* contention: semaphore_64_take_2 */
+static u64 loop_sem_take2_psem(struct bench_obj *o, unsigned int n,
+			       unsigned int steps, u64 x)
+{
+	while (n--) {
+		psem_acquire(&o->sem, 2);
+		psem_release(&o->sem, 2);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
+
+/* struct semaphore takes one permit per down(): two of them take two. */
+static u64 loop_sem_take2_kernel(struct bench_obj *o, unsigned int n,
+				 unsigned int steps, u64 x)
+{
+	while (n--) {
+		down(&o->ksem);
+		down(&o->ksem);
+		up(&o->ksem);
+		up(&o->ksem);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
+
+/* contention: semaphore_2_take_1 */
+static u64 loop_sem_take1_psem(struct bench_obj *o, unsigned int n,
+			       unsigned int steps, u64 x)
+{
+	while (n--) {
+		psem_acquire(&o->sem, 1);
+		psem_release(&o->sem, 1);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
+
+static u64 loop_sem_take1_kernel(struct bench_obj *o, unsigned int n,
+				 unsigned int steps, u64 x)
+{
+	while (n--) {
+		down(&o->ksem);
+		up(&o->ksem);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
+
+/* single: read_reuse (same loops as rwlock_read, no gap) */
+
+/* single: eight_reads_then_one_write */
+static u64 loop_8r1w_psem(struct bench_obj *o, unsigned int n,
+			  unsigned int steps, u64 x)
+{
+	int i;
+
+	while (n--) {
+		for (i = 0; i < 8; i++)
+			psem_read_lock(&o->rw);
+		for (i = 0; i < 8; i++)
+			psem_read_unlock(&o->rw);
+		psem_write_lock(&o->rw);
+		psem_write_unlock(&o->rw);
+	}
+	return x;
+}
+
+static u64 loop_8r1w_kernel(struct bench_obj *o, unsigned int n,
+			    unsigned int steps, u64 x)
+{
+	int i;
+
+	while (n--) {
+		for (i = 0; i < 8; i++)
+			down_read(&o->krw);
+		for (i = 0; i < 8; i++)
+			up_read(&o->krw);
+		down_write(&o->krw);
+		up_write(&o->krw);
+	}
+	return x;
+}
+
+/*
+ * single: try_acquire_release_with_spare_permits and try_acquire_release;
+ * the semaphore's initial permits make the difference.
+ */
+static u64 loop_try_psem(struct bench_obj *o, unsigned int n,
+			 unsigned int steps, u64 x)
+{
+	while (n--) {
+		if (unlikely(!psem_try_acquire(&o->sem, 1))) {
+			atomic_inc(&o->errors);
+			continue;
+		}
+		psem_release(&o->sem, 1);
+	}
+	return x;
+}
+
+static u64 loop_try_kernel(struct bench_obj *o, unsigned int n,
+			   unsigned int steps, u64 x)
+{
+	while (n--) {
+		if (unlikely(down_trylock(&o->ksem))) {
+			atomic_inc(&o->errors);
+			continue;
+		}
+		up(&o->ksem);
+	}
+	return x;
+}
+
+static u64 loop_try_floor(struct bench_obj *o, unsigned int n,
+			  unsigned int steps, u64 x)
+{
+	while (n--) {
+		if (unlikely(!floor_acquire(&o->word))) {
+			atomic_inc(&o->errors);
+			continue;
+		}
+		floor_release(&o->word);
+	}
+	return x;
+}
+
+/* single: bounded_warm_get_and_return_with_spare_capacity */
+static u64 loop_pool_psem(struct bench_obj *o, unsigned int n,
+			  unsigned int steps, u64 x)
+{
+	while (n--) {
+		void *obj = psem_pool_get(&o->pool);
+
+		psem_pool_put(&o->pool, obj);
+	}
+	return x;
+}
+
+static u64 loop_pool_kernel(struct bench_obj *o, unsigned int n,
+			    unsigned int steps, u64 x)
+{
+	while (n--) {
+		void *obj = kpool_get(&o->kpool);
+
+		kpool_put(&o->kpool, obj);
+	}
+	return x;
+}
+
+/* single: uncontended_reuse (mutex) */
+static u64 loop_mutex_psem(struct bench_obj *o, unsigned int n,
+			   unsigned int steps, u64 x)
+{
+	while (n--) {
+		psem_mutex_lock(&o->mx);
+		psem_mutex_unlock(&o->mx);
+	}
+	return x;
+}
+
+static u64 loop_mutex_kernel(struct bench_obj *o, unsigned int n,
+			     unsigned int steps, u64 x)
+{
+	while (n--) {
+		mutex_lock(&o->kmx);
+		mutex_unlock(&o->kmx);
+	}
+	return x;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cells and variants                                                 */
+/* ------------------------------------------------------------------ */
+
+enum bench_table { T_CONTENTION, T_SINGLE, NR_TABLES };
+
+static const char *const table_names[NR_TABLES] = {
+	[T_CONTENTION]	= "contention",
+	[T_SINGLE]	= "single",
+};
+
+enum bench_gap_kind { G_NONE, G_SHORT, G_LONG, NR_GAPS };
+
+static const char *const gap_names[NR_GAPS] = {
+	[G_NONE]	= "none",
+	[G_SHORT]	= "short",
+	[G_LONG]	= "long",
+};
+
+enum bench_variant { V_LOCKED, V_FAST, V_FLAG, V_KERNEL, V_FLOOR, NR_VARIANTS };
+
+static const char *const variant_names[NR_VARIANTS] = {
+	[V_LOCKED]	= "locked",
+	[V_FAST]	= "fast",
+	[V_FLAG]	= "fast+flag",
+	[V_KERNEL]	= "kernel",
+	[V_FLOOR]	= "floor",
+};
+
+/**
+ * struct bench_cell - one row of the seed's tables
+ * @name:      the cell's name in the CSV
+ * @table:     contention (N threads, gaps) or single (one thread, no gap)
+ * @permits:   the initial permits of the psem and struct semaphore
+ * @needs_gap: a gap of "none" makes no sense (the gap is the held section)
+ * @loop:      the loop per implementation; NULL where it has none
+ */
+struct bench_cell {
+	const char	*name;
+	enum bench_table table;
+	long		permits;
+	bool		needs_gap;
+	bench_loop_t	loop[NR_IMPL];
+};
+
+static const struct bench_cell bench_cells[] = {
+	{ "rwlock_read", T_CONTENTION, 0, false,
+	  { loop_rw_read_psem, loop_rw_read_kernel } },
+	{ "rwlock_read_held_across_gap", T_CONTENTION, 0, true,
+	  { loop_rw_held_psem, loop_rw_held_kernel } },
+	{ "semaphore_64_take_2", T_CONTENTION, 64, false,
+	  { loop_sem_take2_psem, loop_sem_take2_kernel } },
+	{ "semaphore_2_take_1", T_CONTENTION, 2, false,
+	  { loop_sem_take1_psem, loop_sem_take1_kernel } },
+	{ "read_reuse", T_SINGLE, 0, false,
+	  { loop_rw_read_psem, loop_rw_read_kernel } },
+	{ "eight_reads_then_one_write", T_SINGLE, 0, false,
+	  { loop_8r1w_psem, loop_8r1w_kernel } },
+	{ "try_acquire_release_with_spare_permits", T_SINGLE,
+	  BENCH_SPARE_PERMITS, false,
+	  { loop_try_psem, loop_try_kernel, loop_try_floor } },
+	{ "try_acquire_release", T_SINGLE, 1, false,
+	  { loop_try_psem, loop_try_kernel } },
+	{ "bounded_warm_get_and_return_with_spare_capacity", T_SINGLE, 0,
+	  false, { loop_pool_psem, loop_pool_kernel } },
+	{ "uncontended_reuse", T_SINGLE, 0, false,
+	  { loop_mutex_psem, loop_mutex_kernel } },
+};
+
+#define NR_CELLS ARRAY_SIZE(bench_cells)
+
+static enum bench_impl variant_impl(enum bench_variant v)
+{
+	switch (v) {
+	case V_KERNEL:
+		return IMPL_KERNEL;
+	case V_FLOOR:
+		return IMPL_FLOOR;
+	default:
+		return IMPL_PSEM;
+	}
+}
+
+/* Sets psem's static keys for @v; a no-op for the non-psem variants. */
+static void variant_apply(enum bench_variant v)
+{
+	switch (v) {
+	case V_LOCKED:
+		psem_set_fast_release(false);
+		psem_set_contention_flag(false);
+		break;
+	case V_FAST:
+		psem_set_fast_release(true);
+		psem_set_contention_flag(false);
+		break;
+	case V_FLAG:
+		psem_set_fast_release(true);
+		psem_set_contention_flag(true);
+		break;
+	default:
+		break;
+	}
+}
+
+static int bench_obj_init(struct bench_obj *o, const struct bench_cell *c)
+{
+	void *objs[BENCH_POOL_CAP];
+	int i, ret;
+
+	o->permits = c->permits;
+	psem_init(&o->sem, c->permits);
+	psem_rwlock_init(&o->rw);
+	psem_mutex_init(&o->mx);
+	for (i = 0; i < BENCH_POOL_CAP; i++)
+		objs[i] = &o->pool_items[i];
+	ret = psem_pool_init(&o->pool, objs, BENCH_POOL_CAP, GFP_KERNEL);
+	if (ret)
+		return ret;
+	sema_init(&o->ksem, c->permits);
+	init_rwsem(&o->krw);
+	mutex_init(&o->kmx);
+	sema_init(&o->kpool.sem, BENCH_POOL_CAP);
+	spin_lock_init(&o->kpool.lock);
+	o->kpool.nr = BENCH_POOL_CAP;
+	for (i = 0; i < BENCH_POOL_CAP; i++)
+		o->kpool.obj[i] = &o->pool_items[i];
+	atomic_long_set(&o->word, BENCH_SPARE_PERMITS);
+	atomic_set(&o->errors, 0);
+	return 0;
+}
+
+/* Every primitive must be back where it started, or the run is void. */
+static int bench_obj_check(struct bench_obj *o, const struct bench_cell *c)
+{
+	int bad = atomic_read(&o->errors);
+
+	if (psem_available(&o->sem) != o->permits)
+		bad++;
+	if (psem_available(&o->rw.sem) != PSEM_RWLOCK_MAX_READERS)
+		bad++;
+	if (psem_mutex_is_locked(&o->mx))
+		bad++;
+	if (psem_available(&o->pool.sem) != BENCH_POOL_CAP)
+		bad++;
+	if (READ_ONCE(o->ksem.count) != o->permits || rwsem_is_locked(&o->krw) ||
+	    mutex_is_locked(&o->kmx) || o->kpool.nr != BENCH_POOL_CAP)
+		bad++;
+	if (atomic_long_read(&o->word) != BENCH_SPARE_PERMITS)
+		bad++;
+	if (bad)
+		pr_err("%s: %d failed operations or primitives left held\n",
+		       c->name, bad);
+	psem_pool_destroy(&o->pool);
+	return bad ? -EIO : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* One measurement: N bound kthreads, a barrier, a timed loop         */
+/* ------------------------------------------------------------------ */
+
+struct bench_run;
+
+static u64 bench_sink;
+
+struct bench_thread {
+	struct bench_run	*run;
+	struct task_struct	*task;
+	u64			sink;
+	u64			loop_ns;	/* the timed loop */
+	u64			win_ns;		/* wake-up to loop end, local_clock() */
+	u64			cpu_ns;		/* CPU time in that window */
+	unsigned long		nvcsw;
+	unsigned long		nivcsw;
+};
+
+struct bench_run {
+	struct bench_obj	*obj;
+	bench_loop_t		loop;
+	unsigned int		nthreads;
+	unsigned int		iters;
+	unsigned int		steps;
+	struct completion	start;
+	struct completion	done;
+	atomic_t		arrived;
+	atomic_t		left;
+	struct bench_thread	th[];
+};
+
+static int bench_worker(void *data)
+{
+	struct bench_thread *t = data;
+	struct bench_run *run = t->run;
+	unsigned long nv0, niv0;
+	u64 cpu0, w0, w1, t0, t1;
+
+	/* Sleep until every thread exists, ... */
+	wait_for_completion(&run->start);
+	/*
+	 * ... just scheduled in: sum_exec_runtime is up to date. It counts
+	 * in the scheduler's clock, so the window it is compared with is
+	 * measured in that clock too (under QEMU it can drift from ktime
+	 * by up to a tick).
+	 */
+	cpu0 = current->se.sum_exec_runtime;
+	nv0 = current->nvcsw;
+	niv0 = current->nivcsw;
+	w0 = local_clock();
+	/* ... then spin until all have woken, so that they start together. */
+	atomic_inc(&run->arrived);
+	while (atomic_read(&run->arrived) < run->nthreads)
+		cpu_relax();
+
+	t0 = ktime_get_ns();
+	t->sink = run->loop(run->obj, run->iters, run->steps, t0);
+	t1 = ktime_get_ns();
+	w1 = local_clock();
+
+	t->nvcsw = current->nvcsw - nv0;
+	t->nivcsw = current->nivcsw - niv0;
+	/*
+	 * The scheduler brings sum_exec_runtime up to date only at a tick or
+	 * a switch: sleep briefly so that it counts the whole loop.
+	 */
+	schedule_timeout_uninterruptible(1);
+	t->cpu_ns = current->se.sum_exec_runtime - cpu0;
+	t->loop_ns = t1 - t0;
+	t->win_ns = w1 - w0;
+	if (atomic_dec_and_test(&run->left))
+		complete(&run->done);
+	return 0;
+}
+
+/* The CPUs of the threads: the first @n online CPUs, or the last for one. */
+static int bench_cpu(unsigned int i, unsigned int n)
+{
+	unsigned int k = 0;
+	int cpu;
+
+	if (n == 1)
+		return cpumask_last(cpu_online_mask);
+	for_each_online_cpu(cpu)
+		if (k++ == i)
+			return cpu;
+	return -1;
+}
+
+/* Per-measurement figures, fixed point: ns and per-1k counts times 100. */
+struct bench_sample {
+	u64	ns_x100;
+	u64	cpu_pct_x100;
+	u64	vcsw_1k_x100;
+	u64	ivcsw_1k_x100;
+};
+
+static int bench_measure(const struct bench_cell *c, enum bench_variant v,
+			 unsigned int nthreads, unsigned int n,
+			 unsigned int steps, struct bench_sample *s)
+{
+	struct bench_run *run;
+	struct bench_obj *o;
+	u64 ns = 0, cpu = 0, win = 0, nv = 0, niv = 0, sink = 0;
+	unsigned int i, created = 0;
+	int ret;
+
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	run = kzalloc(struct_size(run, th, nthreads), GFP_KERNEL);
+	if (!o || !run) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = bench_obj_init(o, c);
+	if (ret)
+		goto out_free;
+
+	run->obj = o;
+	run->loop = c->loop[variant_impl(v)];
+	run->nthreads = nthreads;
+	run->iters = n;
+	run->steps = steps;
+	init_completion(&run->start);
+	init_completion(&run->done);
+	atomic_set(&run->arrived, 0);
+	atomic_set(&run->left, nthreads);
+
+	for (i = 0; i < nthreads; i++) {
+		struct bench_thread *t = &run->th[i];
+		int cpu = bench_cpu(i, nthreads);
+		struct task_struct *task;
+
+		t->run = run;
+		task = kthread_create(bench_worker, t, "psem_bench/%u", i);
+		if (IS_ERR(task)) {
+			ret = PTR_ERR(task);
+			break;
+		}
+		get_task_struct(task);
+		kthread_bind(task, cpu);
+		t->task = task;
+		created++;
+	}
+	if (ret) {
+		/* Never woken: kthread_stop() reaps them without running them. */
+		for (i = 0; i < created; i++) {
+			kthread_stop(run->th[i].task);
+			put_task_struct(run->th[i].task);
+		}
+		goto out_obj;
+	}
+	for (i = 0; i < nthreads; i++)
+		wake_up_process(run->th[i].task);
+	complete_all(&run->start);
+	wait_for_completion(&run->done);
+	for (i = 0; i < nthreads; i++) {
+		struct bench_thread *t = &run->th[i];
+
+		kthread_stop(t->task);
+		put_task_struct(t->task);
+		ns += t->loop_ns;
+		cpu += t->cpu_ns;
+		win += t->win_ns;
+		nv += t->nvcsw;
+		niv += t->nivcsw;
+		sink ^= t->sink;
+	}
+	/* Means over the threads. */
+	s->ns_x100 = div64_u64(ns * 100, (u64)n * nthreads);
+	s->cpu_pct_x100 = win ? div64_u64(cpu * 10000, win) : 0;
+	s->vcsw_1k_x100 = div64_u64(nv * 100000, (u64)n * nthreads);
+	s->ivcsw_1k_x100 = div64_u64(niv * 100000, (u64)n * nthreads);
+	/* Keep the gap chains alive: their results reach memory. */
+	WRITE_ONCE(bench_sink, sink);
+out_obj:
+	if (bench_obj_check(o, c) && !ret)
+		ret = -EIO;
+out_free:
+	kfree(run);
+	kfree(o);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Parameters                                                         */
+/* ------------------------------------------------------------------ */
+
+static unsigned long sel_cells;		/* bit per bench_cells[] entry */
+static unsigned long sel_gaps;		/* bit per bench_gap_kind */
+static unsigned long sel_variants;	/* bit per bench_variant */
+static unsigned int sel_threads[BENCH_MAX_THREAD_SETS];
+static unsigned int nr_sel_threads;
+static bool sel_table[NR_TABLES];
+
+static int name_index(const char *s, const char *const *names, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (names[i] && !strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+/*
+ * Parses a comma-separated list of names into a bit mask. "all" selects
+ * every name. Returns -EINVAL, with a message, for an unknown name.
+ */
+static int parse_names(const char *param, const char *list,
+		       const char *const *names, int nr, unsigned long *mask)
+{
+	char *buf, *p, *tok;
+	int ret = 0;
+
+	buf = kstrdup(list, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	*mask = 0;
+	p = buf;
+	while ((tok = strsep(&p, ",")) != NULL) {
+		int i;
+
+		tok = strim(tok);
+		if (!*tok)
+			continue;
+		if (!strcmp(tok, "all")) {
+			*mask |= GENMASK(nr - 1, 0);
+			continue;
+		}
+		i = name_index(tok, names, nr);
+		if (i < 0) {
+			pr_err("unknown %s '%s'\n", param, tok);
+			ret = -EINVAL;
+			break;
+		}
+		*mask |= BIT(i);
+	}
+	if (!ret && !*mask) {
+		pr_err("%s selects nothing\n", param);
+		ret = -EINVAL;
+	}
+	kfree(buf);
+	return ret;
+}
+
+static int parse_threads(void)
+{
+	char *buf, *p, *tok;
+	int ret = 0;
+
+	buf = kstrdup(threads, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	nr_sel_threads = 0;
+	p = buf;
+	while ((tok = strsep(&p, ",")) != NULL) {
+		unsigned int n;
+
+		tok = strim(tok);
+		if (!*tok)
+			continue;
+		if (kstrtouint(tok, 10, &n) || !n) {
+			pr_err("threads: '%s' is not a positive number\n", tok);
+			ret = -EINVAL;
+			break;
+		}
+		if (n > num_online_cpus()) {
+			pr_err("threads=%u exceeds the %u online CPUs: each thread needs its own CPU\n",
+			       n, num_online_cpus());
+			ret = -EINVAL;
+			break;
+		}
+		if (nr_sel_threads == BENCH_MAX_THREAD_SETS) {
+			pr_err("threads: at most %d counts\n",
+			       BENCH_MAX_THREAD_SETS);
+			ret = -EINVAL;
+			break;
+		}
+		sel_threads[nr_sel_threads++] = n;
+	}
+	if (!ret && !nr_sel_threads) {
+		pr_err("threads selects nothing\n");
+		ret = -EINVAL;
+	}
+	kfree(buf);
+	return ret;
+}
+
+static int parse_params(void)
+{
+	const char *cell_names[NR_CELLS];
+	unsigned int i;
+	int ret;
+
+	if (!strcmp(table, "all")) {
+		sel_table[T_CONTENTION] = true;
+		sel_table[T_SINGLE] = true;
+	} else {
+		ret = name_index(table, table_names, NR_TABLES);
+		if (ret < 0) {
+			pr_err("unknown table '%s' (contention, single or all)\n",
+			       table);
+			return -EINVAL;
+		}
+		sel_table[ret] = true;
+	}
+	if (!iters || !single_iters) {
+		pr_err("iters and single_iters must be at least 1\n");
+		return -EINVAL;
+	}
+	if (!rounds || rounds > BENCH_MAX_ROUNDS) {
+		pr_err("rounds must be 1..%d\n", BENCH_MAX_ROUNDS);
+		return -EINVAL;
+	}
+	for (i = 0; i < NR_CELLS; i++)
+		cell_names[i] = bench_cells[i].name;
+	ret = parse_names("cell", cells, cell_names, NR_CELLS, &sel_cells);
+	if (ret)
+		return ret;
+	ret = parse_names("gap", gaps, gap_names, NR_GAPS, &sel_gaps);
+	if (ret)
+		return ret;
+	ret = parse_names("variant", variants, variant_names, NR_VARIANTS,
+			  &sel_variants);
+	if (ret)
+		return ret;
+	/* Thread counts matter, and are checked, only for contention cells. */
+	return sel_table[T_CONTENTION] ? parse_threads() : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Rounds, medians, output                                            */
+/* ------------------------------------------------------------------ */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of @n values (sorted in place); the mean of the middle two. */
+static u64 median_u64(u64 *v, unsigned int n)
+{
+	sort(v, n, sizeof(*v), cmp_u64, NULL);
+	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Formats a fixed-point value with two decimals into @buf. */
+#define FX_LEN 24
+
+static const char *fx(char *buf, u64 v)
+{
+	u32 rem;
+	u64 q = div_u64_rem(v, 100, &rem);
+
+	snprintf(buf, FX_LEN, "%llu.%02u", q, rem);
+	return buf;
+}
+
+static void print_stats_delta(const struct bench_cell *c, unsigned int nthreads,
+			      const char *gap, enum bench_variant v,
+			      const struct psem_stats *a,
+			      const struct psem_stats *b)
+{
+	pr_info("stats,%s,%s,%u,%s,%s,fast_release=%llu,locked_release=%llu,fast_cas_fail=%llu,flag_trip=%llu,flag_honoured=%llu,sleep=%llu,handoff=%llu\n",
+		table_names[c->table], c->name, nthreads, gap, variant_names[v],
+		b->count[PSEM_STAT_FAST_RELEASE] - a->count[PSEM_STAT_FAST_RELEASE],
+		b->count[PSEM_STAT_LOCKED_RELEASE] - a->count[PSEM_STAT_LOCKED_RELEASE],
+		b->count[PSEM_STAT_FAST_CAS_FAIL] - a->count[PSEM_STAT_FAST_CAS_FAIL],
+		b->count[PSEM_STAT_FLAG_TRIP] - a->count[PSEM_STAT_FLAG_TRIP],
+		b->count[PSEM_STAT_FLAG_HONOURED] - a->count[PSEM_STAT_FLAG_HONOURED],
+		b->count[PSEM_STAT_SLEEP] - a->count[PSEM_STAT_SLEEP],
+		b->count[PSEM_STAT_HANDOFF] - a->count[PSEM_STAT_HANDOFF]);
+}
+
+/* Runs one cell at one thread count and gap, all variants interleaved. */
+static int bench_cell_run(const struct bench_cell *c, unsigned int nthreads,
+			  enum bench_gap_kind g)
+{
+	const char *tname = table_names[c->table], *gname = gap_names[g];
+	unsigned int steps = g == G_SHORT ? short_gap : g == G_LONG ? long_gap : 0;
+	unsigned int n = c->table == T_SINGLE ? single_iters : iters;
+	char b0[FX_LEN], b1[FX_LEN], b2[FX_LEN], b3[FX_LEN], b4[FX_LEN];
+	enum bench_variant vlist[NR_VARIANTS];
+	unsigned int nv = 0, r, i;
+	u64 *val, *cpu, *csw;
+	int ret = 0;
+
+	for (i = 0; i < NR_VARIANTS; i++)
+		if ((sel_variants & BIT(i)) && c->loop[variant_impl(i)])
+			vlist[nv++] = i;
+	if (!nv)
+		return 0;
+
+	val = kcalloc(3 * NR_VARIANTS * rounds, sizeof(u64), GFP_KERNEL);
+	if (!val)
+		return -ENOMEM;
+	cpu = val + NR_VARIANTS * rounds;
+	csw = cpu + NR_VARIANTS * rounds;
+
+	for (r = 0; r < rounds; r++) {
+		for (i = 0; i < nv; i++) {
+			enum bench_variant v = vlist[i];
+			bool count = stats && variant_impl(v) == IMPL_PSEM;
+			struct psem_stats a, b;
+			struct bench_sample s;
+
+			variant_apply(v);
+			if (count) {
+				psem_stats_snapshot(&a);
+				psem_set_stats(true);
+			}
+			ret = bench_measure(c, v, nthreads, n, steps, &s);
+			if (count) {
+				psem_set_stats(false);
+				psem_stats_snapshot(&b);
+				print_stats_delta(c, nthreads, gname, v, &a, &b);
+			}
+			if (ret) {
+				pr_err("%s,%s,%u,%s,%s: measurement failed: %d\n",
+				       tname, c->name, nthreads, gname,
+				       variant_names[v], ret);
+				goto out;
+			}
+			val[v * rounds + r] = s.ns_x100;
+			cpu[v * rounds + r] = s.cpu_pct_x100;
+			csw[v * rounds + r] = s.vcsw_1k_x100 + s.ivcsw_1k_x100;
+			pr_info("round,%s,%s,%u,%s,%s,%u,%s,%s,%s,%s\n",
+				tname, c->name, nthreads, gname,
+				variant_names[v], r, fx(b0, s.ns_x100),
+				fx(b1, s.cpu_pct_x100), fx(b2, s.vcsw_1k_x100),
+				fx(b3, s.ivcsw_1k_x100));
+			cond_resched();
+		}
+	}
+
+	for (i = 0; i < nv; i++) {
+		enum bench_variant v = vlist[i];
+		u64 *vv = val + v * rounds;
+		u64 med = median_u64(vv, rounds);
+		u64 mn = vv[0], mx = vv[rounds - 1];
+		u64 cp = median_u64(cpu + v * rounds, rounds);
+		u64 cs = median_u64(csw + v * rounds, rounds);
+
+		pr_info("csv,%s,%s,%u,%s,%s,%s,%s,%s,%u,%s,%s,\n",
+			tname, c->name, nthreads, gname, variant_names[v],
+			fx(b0, med), fx(b1, mn), fx(b2, mx), rounds,
+			fx(b3, cp), fx(b4, cs));
+	}
+out:
+	kfree(val);
+	return ret;
+}
+
+static int bench_run_all(void)
+{
+	unsigned int ci, ti;
+	int g, ret;
+
+	for (ci = 0; ci < NR_CELLS; ci++) {
+		const struct bench_cell *c = &bench_cells[ci];
+
+		if (!(sel_cells & BIT(ci)) || !sel_table[c->table])
+			continue;
+		if (c->table == T_SINGLE) {
+			ret = bench_cell_run(c, 1, G_NONE);
+			if (ret)
+				return ret;
+			continue;
+		}
+		for (ti = 0; ti < nr_sel_threads; ti++) {
+			for (g = 0; g < NR_GAPS; g++) {
+				if (!(sel_gaps & BIT(g)))
+					continue;
+				if (g == G_NONE && c->needs_gap)
+					continue;
+				ret = bench_cell_run(c, sel_threads[ti], g);
+				if (ret)
+					return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+static int __init psem_bench_init(void)
+{
+	bool fast = psem_fast_release_enabled();
+	bool flag = psem_contention_flag_enabled();
+	bool st = psem_stats_enabled();
+	u64 t0;
+	int ret;
+
+	ret = parse_params();
+	if (ret)
+		return ret;
+
+	pr_info("begin,kernel=%s,cpus=%u,table=%s,cells=%s,threads=%s,gaps=%s,variants=%s,iters=%u,single_iters=%u,rounds=%u,short_gap=%u,long_gap=%u\n",
+		init_utsname()->release, num_online_cpus(), table, cells,
+		threads, gaps, variants, iters, single_iters, rounds,
+		short_gap, long_gap);
+	t0 = ktime_get_ns();
+	if (st)
+		psem_set_stats(false);
+	ret = bench_run_all();
+	/* Leave psem's switches as they were found. */
+	psem_set_fast_release(fast);
+	psem_set_contention_flag(flag);
+	psem_set_stats(st);
+	pr_info("end,%s,%llu ms\n", ret ? "failed" : "ok",
+		div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC));
+	return ret;
+}
+
+static void __exit psem_bench_exit(void)
+{
+}
+
+module_init(psem_bench_init);
+module_exit(psem_bench_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Benchmarks of psem against the kernel's semaphore, rw_semaphore and mutex");
+MODULE_AUTHOR("The psem developers");
+MODULE_IMPORT_NS(PSEM);
+MODULE_IMPORT_NS(PSEM_KNOBS);

@@ -1,0 +1,519 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn psem_bench's kernel-log lines into CSV, markdown tables and plot data.
+
+psem_bench.ko prints, per measurement round and per cell summary:
+
+    psem_bench: round,TABLE,CELL,THREADS,GAP,VARIANT,ROUND,NS,CPU_PCT,VCSW_1K,IVCSW_1K
+    psem_bench: csv,TABLE,CELL,THREADS,GAP,VARIANT,MEDIAN,MIN,MAX,ROUNDS,CPU_PCT,CSW_1K,
+
+Any text before "psem_bench: " (dmesg timestamps, serial noise) is ignored,
+so the input can be `dmesg`, a serial log or the filtered .txt files that
+scripts/bench.sh keeps. Usage:
+
+    scripts/bench_table.py --wall LOG [--icount LOG] [--stats LOG]
+                           [--csv OUT] [--rounds-csv OUT] [--md OUT] [--rst OUT]
+                           [--plot-data DIR] [--title TEXT]
+
+--wall is a run timed by the wall clock (real hardware, QEMU MTTCG or KVM);
+--icount a run under QEMU -icount shift=0, whose ns are instructions: its
+single-thread medians fill insns_per_iter. Either may be "-" for stdin
+(e.g. `dmesg | scripts/bench_table.py --wall -`). The markdown goes to
+stdout as well as to --md.
+
+Ratios. Instruction counts are deterministic, so their ratio is a plain
+quotient, written as a cost: "0.57xK" means 0.57 times the kernel
+primitive's instructions. Wall-clock times are compared round by round
+(variants are interleaved within each round): the speedup of A over B in a
+round is B's ns / A's ns, and the tables give the median of those per-round
+speedups with their min and max. Above 1 means A is faster.
+"""
+
+import argparse
+import collections
+import csv
+import os
+import re
+import statistics
+import sys
+
+HEADER = ["table", "cell", "threads", "gap", "variant", "median_ns", "min_ns",
+          "max_ns", "rounds", "cpu_pct", "csw_per_1k", "insns_per_iter"]
+VARIANTS = ["locked", "fast", "fast+flag", "kernel", "floor"]
+PSEM_VARIANTS = ["locked", "fast", "fast+flag"]
+
+CONTENTION_LABELS = {
+    "rwlock_read": "RwLock read",
+    "rwlock_read_held_across_gap": "RwLock read held across a {gap} gap",
+    "semaphore_64_take_2": "Semaphore 64 permits, take 2",
+    "semaphore_2_take_1": "Semaphore 2 permits",
+}
+SINGLE_LABELS = {
+    "read_reuse": "rwlock::read::read_reuse",
+    "eight_reads_then_one_write": "rwlock::read::eight_reads_then_one_write",
+    "try_acquire_release_with_spare_permits":
+        "semaphore::acquire::try_acquire_release_with_spare_permits",
+    "try_acquire_release": "semaphore::acquire::try_acquire_release",
+    "bounded_warm_get_and_return_with_spare_capacity":
+        "pool::bounded::bounded_warm_get_and_return_with_spare_capacity",
+    "uncontended_reuse": "mutex::lock::uncontended_reuse",
+}
+# What the kernel variant is in each cell.
+KERNEL_PRIMITIVE = {
+    "rwlock_read": "down_read+up_read",
+    "rwlock_read_held_across_gap": "down_read+up_read",
+    "semaphore_64_take_2": "2x down + 2x up",
+    "semaphore_2_take_1": "down+up",
+    "read_reuse": "down_read+up_read",
+    "eight_reads_then_one_write": "8x down_read, 8x up_read, down_write+up_write",
+    "try_acquire_release_with_spare_permits": "down_trylock+up",
+    "try_acquire_release": "down_trylock+up",
+    "bounded_warm_get_and_return_with_spare_capacity":
+        "down + spinlocked stack + up",
+    "uncontended_reuse": "mutex_lock+mutex_unlock",
+}
+# The seed's Linux (Hygon) figures, main and PR, for reference.
+SEED = {
+    ("contention", "rwlock_read", 2, "none"): (268.1, 141.3),
+    ("contention", "rwlock_read", 2, "short"): (238.1, 168.1),
+    ("contention", "semaphore_64_take_2", 2, "none"): (277.8, 168.9),
+    ("contention", "semaphore_2_take_1", 2, "none"): (266.6, 213.1),
+    ("single", "read_reuse", 1, "none"): (88.0, 49.0),
+    ("single", "eight_reads_then_one_write", 1, "none"): (775.8, 492.4),
+    ("single", "try_acquire_release_with_spare_permits", 1, "none"): (58.3, 20.2),
+    ("single", "try_acquire_release", 1, "none"): (58.3, 56.7),
+    ("single", "bounded_warm_get_and_return_with_spare_capacity", 1, "none"):
+        (282.6, 248.6),
+    ("single", "uncontended_reuse", 1, "none"): (94.1, 93.9),
+}
+
+LINE = re.compile(r"psem_bench: (round|csv|stats|begin|end),(.*)$")
+
+
+class Log:
+    """The psem_bench records of one run."""
+
+    def __init__(self, path):
+        self.path = path
+        self.summary = collections.OrderedDict()  # key -> csv fields
+        self.rounds = collections.defaultdict(dict)  # key -> {round: fields}
+        self.stats = collections.defaultdict(collections.Counter)
+        self.begin = ""
+        self.end = ""
+        stream = sys.stdin if path == "-" else open(path, errors="replace")
+        with stream:
+            for line in stream:
+                m = LINE.search(line.rstrip("\r\n"))
+                if m:
+                    self._record(m.group(1), m.group(2).split(","))
+
+    def _record(self, kind, f):
+        if kind == "begin":
+            self.begin = ",".join(f)
+        elif kind == "end":
+            self.end = ",".join(f)
+        elif kind == "csv" and len(f) >= 11:
+            key = (f[0], f[1], int(f[2]), f[3], f[4])
+            self.summary[key] = {
+                "median": float(f[5]), "min": float(f[6]), "max": float(f[7]),
+                "rounds": int(f[8]), "cpu": float(f[9]), "csw": float(f[10])}
+        elif kind == "round" and len(f) >= 10:
+            key = (f[0], f[1], int(f[2]), f[3], f[4])
+            self.rounds[key][int(f[5])] = {
+                "ns": float(f[6]), "cpu": float(f[7]), "vcsw": float(f[8]),
+                "ivcsw": float(f[9])}
+        elif kind == "stats" and len(f) >= 5:
+            key = (f[0], f[1], int(f[2]), f[3], f[4])
+            for kv in f[5:]:
+                name, _, val = kv.partition("=")
+                self.stats[key][name] += int(val or 0)
+
+    def cells(self, table):
+        """(cell, threads, gap) in the order the run measured them."""
+        seen = []
+        for (t, c, n, g, _v) in self.summary:
+            if t == table and (c, n, g) not in seen:
+                seen.append((c, n, g))
+        return seen
+
+    def value(self, table, cell, n, gap, variant):
+        return self.summary.get((table, cell, n, gap, variant))
+
+    def speedup(self, table, cell, n, gap, variant, ref):
+        """Median, min, max over rounds of ref ns / variant ns, or None."""
+        a = self.rounds.get((table, cell, n, gap, variant), {})
+        b = self.rounds.get((table, cell, n, gap, ref), {})
+        r = [b[i]["ns"] / a[i]["ns"] for i in a if i in b and a[i]["ns"] > 0]
+        if not r:
+            return None
+        return statistics.median(r), min(r), max(r), len(r)
+
+
+def label(table, cell, n, gap):
+    if table == "single":
+        return SINGLE_LABELS.get(cell, cell)
+    name = CONTENTION_LABELS.get(cell, cell).format(gap=gap)
+    text = "%s, %d threads" % (name, n)
+    if gap != "none" and "{gap}" not in CONTENTION_LABELS.get(cell, ""):
+        text += ", %s gap" % gap
+    return text
+
+
+def fmt(x):
+    if x is None:
+        return ""
+    if x >= 1000:
+        return "%.0f" % x
+    if x >= 100:
+        return "%.1f" % x
+    return "%.2f" % x
+
+
+def fmt_ratio(r):
+    return "" if r is None else "%.2f" % r
+
+
+def md_table(head, rows):
+    out = ["| " + " | ".join(head) + " |",
+           "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def insns_section(ic):
+    rows = []
+    for (cell, n, gap) in ic.cells("single"):
+        v = {var: ic.value("single", cell, n, gap, var) for var in VARIANTS}
+        med = {k: (x["median"] if x else None) for k, x in v.items()}
+        row = [SINGLE_LABELS.get(cell, cell)]
+        for var in VARIANTS:
+            if med[var] is None:
+                row.append("")
+                continue
+            text = "%.1f" % med[var]
+            if var != "locked" and med["locked"]:
+                text += " · %.2f×L" % (med[var] / med["locked"])
+            if var != "kernel" and med["kernel"]:
+                text += " · %.2f×K" % (med[var] / med["kernel"])
+            row.append(text)
+        row.append(KERNEL_PRIMITIVE.get(cell, ""))
+        rows.append(row)
+    if not rows:
+        return ""
+    return ("### Single-thread rows: instructions per iteration (QEMU -icount, -smp 1)\n\n"
+            "Deterministic: ns per iteration with the guest clock at one ns per "
+            "instruction. ×L and ×K: the variant's instructions as a multiple of "
+            "always-locked's and of the kernel primitive's (below 1 is cheaper).\n\n"
+            + md_table(["row"] + VARIANTS + ["kernel primitive"], rows) + "\n")
+
+
+def wall_section(w, table, title):
+    keys = w.cells(table)
+    if not keys:
+        return ""
+    rounds = max((w.value(table, c, n, g, v) or {"rounds": 0})["rounds"]
+                 for (c, n, g) in keys for v in VARIANTS)
+    vrows, srows, crows = [], [], []
+    for (cell, n, gap) in keys:
+        lab = label(table, cell, n, gap)
+        vrow, crow = [lab], [lab]
+        for var in VARIANTS:
+            x = w.value(table, cell, n, gap, var)
+            if x is None:
+                vrow.append("")
+                crow.append("")
+                continue
+            vrow.append("%s [%s–%s]" % (fmt(x["median"]), fmt(x["min"]), fmt(x["max"])))
+            crow.append("%s, %.0f%%, %.2f" % (fmt(x["median"]), x["cpu"], x["csw"]))
+        vrows.append(vrow)
+        crows.append(crow)
+        srow = [lab]
+        for var, ref in (("fast", "locked"), ("fast+flag", "locked"),
+                         ("kernel", "locked"), ("locked", "kernel"),
+                         ("fast", "kernel"), ("fast+flag", "kernel")):
+            s = w.speedup(table, cell, n, gap, var, ref)
+            srow.append("" if s is None else
+                        "%.2f [%.2f–%.2f]" % (s[0], s[1], s[2]))
+        srows.append(srow)
+    has_floor = any(w.value(table, c, n, g, "floor") for (c, n, g) in keys)
+    vars_shown = VARIANTS if has_floor else VARIANTS[:-1]
+    ncol = len(vars_shown) + 1
+    vrows = [r[:ncol] for r in vrows]
+    crows = [r[:ncol] for r in crows]
+    out = ["### %s: ns per iteration, median of %d rounds [min–max]\n" % (title, rounds),
+           md_table(["cell"] + vars_shown, vrows), "",
+           "### %s: speedup, median of per-round ratios [min–max]\n" % title,
+           "A vs B = B's ns / A's ns in the same round; above 1: A is faster.\n",
+           md_table(["cell", "fast vs locked", "fast+flag vs locked",
+                     "kernel vs locked", "locked vs kernel", "fast vs kernel",
+                     "fast+flag vs kernel"], srows), "",
+           "### %s: ns, CPU utilisation, context switches per 1,000 iterations "
+           "(medians)\n" % title,
+           md_table(["cell"] + vars_shown, crows), ""]
+    return "\n".join(out)
+
+
+def stats_section(st):
+    if not st.stats:
+        return ""
+    rows = []
+    for key, c in st.stats.items():
+        t, cell, n, gap, var = key
+        rel = c["fast_release"] + c["locked_release"]
+        rows.append([label(t, cell, n, gap), var, str(rel),
+                     "%.1f%%" % (100.0 * c["fast_release"] / rel) if rel else "",
+                     str(c["fast_cas_fail"]), str(c["flag_trip"]),
+                     str(c["flag_honoured"]), str(c["sleep"])])
+    return ("### psem event counters (separate run with statistics on)\n\n"
+            + md_table(["cell", "variant", "releases", "fast", "fast CAS lost",
+                        "flag trips", "flag honoured", "sleeps"], rows) + "\n")
+
+
+def targets_section(w, ic):
+    rows = []
+
+    def insn(cell, var):
+        x = ic.value("single", cell, 1, "none", var) if ic else None
+        return x["median"] if x else None
+
+    def add_insn(text, cell, var, ref, limit):
+        a, b = insn(cell, var), insn(cell, ref)
+        if a is None or b is None:
+            rows.append([text, "not measured", "", ""])
+            return
+        r = a / b
+        verdict = "report" if limit is None else ("met" if r <= limit else "MISSED")
+        rows.append([text, "%.1f / %.1f = %.2f×" % (a, b, r),
+                     "" if limit is None else "≤ %.2f×" % limit, verdict])
+
+    def add_wall(text, table, cell, n, gap, var, ref, limit, seed=None):
+        s = w.speedup(table, cell, n, gap, var, ref) if w else None
+        if s is None:
+            rows.append([text, "not measured", "", ""])
+            return
+        meas = "%.2f× [%.2f–%.2f], %d rounds" % s
+        if seed:
+            meas += "; seed %.1f×" % seed
+        verdict = "report" if limit is None else ("met" if s[0] >= limit else "MISSED")
+        rows.append([text, meas, "" if limit is None else "≥ %.2f×" % limit, verdict])
+
+    sp = "try_acquire_release_with_spare_permits"
+    add_insn("insns: %s, fast vs bare cmpxchg floor" % sp, sp, "fast", "floor", 1.3)
+    add_insn("insns: %s, fast vs down_trylock+up" % sp, sp, "fast", "kernel", 0.4)
+    add_insn("insns: read_reuse, fast vs down_read+up_read", "read_reuse",
+             "fast", "kernel", 1.0)
+    add_insn("insns: try_acquire_release (1 permit), fast vs locked",
+             "try_acquire_release", "fast", "locked", 1.05)
+    add_insn("insns: uncontended_reuse, psem mutex (fast) vs kernel mutex",
+             "uncontended_reuse", "fast", "kernel", None)
+    add_wall("wall: %s, fast vs locked" % sp, "single", sp, 1, "none", "fast",
+             "locked", 2.0, 58.3 / 20.2)
+    add_wall("wall: %s, fast vs down_trylock+up" % sp, "single", sp, 1, "none",
+             "fast", "kernel", 2.0)
+    add_wall("wall: read_reuse, fast vs locked", "single", "read_reuse", 1,
+             "none", "fast", "locked", 1.5, 88.0 / 49.0)
+    if w:
+        for (cell, n, gap) in w.cells("contention"):
+            if n != 2:
+                continue
+            lab = label("contention", cell, n, gap)
+            seed = SEED.get(("contention", cell, n, gap))
+            add_wall("wall: %s, fast vs locked" % lab, "contention", cell, n, gap,
+                     "fast", "locked", 0.95,
+                     seed[0] / seed[1] if seed else None)
+            add_wall("wall: %s, fast+flag vs locked" % lab, "contention", cell, n,
+                     gap, "fast+flag", "locked", None)
+    return ("### Targets\n\nInstruction ratios are costs (variant / reference, "
+            "lower is better); wall-clock ratios are speedups (median of "
+            "per-round reference ns / variant ns, higher is better).\n\n"
+            + md_table(["target", "measured", "threshold", "verdict"], rows) + "\n")
+
+
+def write_csv(path, w, ic):
+    keys = list(w.summary) if w else []
+    if ic:
+        keys += [k for k in ic.summary if k[0] == "single" and k not in keys]
+    with open(path, "w", newline="") as f:
+        out = csv.writer(f, lineterminator="\n")
+        out.writerow(HEADER)
+        for key in keys:
+            t, cell, n, gap, var = key
+            x = w.summary.get(key) if w else None
+            i = ic.summary.get(key) if (ic and t == "single") else None
+            row = list(key)
+            if x:
+                row += ["%.2f" % x["median"], "%.2f" % x["min"], "%.2f" % x["max"],
+                        x["rounds"], "%.2f" % x["cpu"], "%.2f" % x["csw"]]
+            else:
+                row += [""] * 6
+            row.append("%.2f" % i["median"] if i else "")
+            out.writerow(row)
+
+
+def write_rounds_csv(path, logs):
+    with open(path, "w", newline="") as f:
+        out = csv.writer(f, lineterminator="\n")
+        out.writerow(["clock", "table", "cell", "threads", "gap", "variant",
+                      "round", "ns_per_iter", "cpu_pct", "vcsw_per_1k",
+                      "ivcsw_per_1k"])
+        for clock, log in logs:
+            if not log:
+                continue
+            for key, rr in log.rounds.items():
+                for i in sorted(rr):
+                    r = rr[i]
+                    out.writerow([clock] + list(key) + [
+                        i, "%.2f" % r["ns"], "%.2f" % r["cpu"],
+                        "%.2f" % r["vcsw"], "%.2f" % r["ivcsw"]])
+
+
+PLOT_COLORS = {"locked": "#7f7f7f", "fast": "#1f77b4", "fast+flag": "#2ca02c",
+               "kernel": "#ff7f0e", "floor": "#000000"}
+
+
+def write_plot_data(d, w, ic, title):
+    """Gnuplot inputs for scripts/bench_plot.gp: one data file per panel
+    (label, then median min max per variant present) and panels.gp, which
+    names each panel's variants and colours."""
+    os.makedirs(d, exist_ok=True)
+
+    def short_c(cell, n, gap):
+        names = {"rwlock_read": "rw read", "rwlock_read_held_across_gap": "rw held",
+                 "semaphore_64_take_2": "sem64 take2", "semaphore_2_take_1": "sem2 take1"}
+        return "%s %dt %s" % (names.get(cell, cell), n, gap)
+
+    def short_s(cell, n, gap):
+        names = {"read_reuse": "read reuse", "eight_reads_then_one_write": "8 reads+1 write",
+                 "try_acquire_release_with_spare_permits": "try+rel spare",
+                 "try_acquire_release": "try+rel 1 permit",
+                 "bounded_warm_get_and_return_with_spare_capacity": "pool get+put",
+                 "uncontended_reuse": "mutex"}
+        return names.get(cell, cell)
+
+    panels = []
+    for name, log, table, short, ylabel, ptitle in (
+            ("contention", w, "contention", short_c, "ns per iteration",
+             "Contention cells: wall-clock ns per iteration of one thread, "
+             "median of rounds, whiskers min-max"),
+            ("single_wall", w, "single", short_s, "ns per iteration",
+             "Single-thread rows: wall-clock ns per iteration"),
+            ("single_insns", ic, "single", short_s, "instructions per iteration",
+             "Single-thread rows: instructions per iteration (QEMU -icount, "
+             "deterministic)")):
+        keys = log.cells(table) if log else []
+        present = [v for v in VARIANTS
+                   if any(log.value(table, c, n, g, v) for (c, n, g) in keys)]
+        if not keys or not present:
+            continue
+        with open(os.path.join(d, name + ".dat"), "w") as f:
+            f.write("# label " + " ".join("%s_med %s_min %s_max" % (v, v, v)
+                                          for v in present) + "\n")
+            for (cell, n, gap) in keys:
+                cols = []
+                for v in present:
+                    x = log.value(table, cell, n, gap, v)
+                    cols += (["%.2f" % x["median"], "%.2f" % x["min"],
+                              "%.2f" % x["max"]] if x else ["-", "-", "-"])
+                f.write('"%s" %s\n' % (short(cell, n, gap), " ".join(cols)))
+        panels.append((name, present, ylabel, ptitle))
+    with open(os.path.join(d, "panels.gp"), "w") as f:
+        f.write("# generated by scripts/bench_table.py\n")
+        f.write("npanels = %d\n" % len(panels))
+        f.write("plot_title = \"%s\"\n" % title.replace('"', "'"))
+        for i, (name, present, ylabel, ptitle) in enumerate(panels, 1):
+            f.write('panel%d_file = "%s.dat"\n' % (i, name))
+            f.write('panel%d_vars = "%s"\n' % (i, " ".join(present)))
+            f.write('panel%d_colors = "%s"\n' % (i, " ".join(PLOT_COLORS[v] for v in present)))
+            f.write('panel%d_ylabel = "%s"\n' % (i, ylabel))
+            f.write('panel%d_title = "%s"\n' % (i, ptitle))
+
+
+def md_to_rst(md):
+    """The same report as reStructuredText, for Documentation/: headings,
+    paragraphs and each pipe table as a csv-table directive."""
+    out, table = [], []
+
+    def flush():
+        if not table:
+            return
+        rows = [[c.strip() for c in r.strip().strip("|").split("|")] for r in table]
+        rows = [r for r in rows if not all(set(c) <= set("-:") for c in r)]
+        out.append(".. csv-table::")
+        out.append("   :header: " + ", ".join('"%s"' % c for c in rows[0]))
+        out.append("")
+        for r in rows[1:]:
+            out.append("   " + ", ".join('"%s"' % c.replace('"', "'") for c in r))
+        out.append("")
+        table.clear()
+
+    for line in md.splitlines():
+        if line.startswith("|"):
+            table.append(line)
+            continue
+        flush()
+        line = re.sub(r"`([^`]+)`", r"``\1``", line)
+        if line.startswith("## "):
+            out += [line[3:], "-" * len(line[3:])]
+        elif line.startswith("### "):
+            out += [line[4:], "~" * len(line[4:])]
+        else:
+            out.append(line)
+    flush()
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--wall", help="log of a wall-clock run ('-' for stdin)")
+    ap.add_argument("--icount", help="log of a QEMU -icount run")
+    ap.add_argument("--stats", help="log of a run with stats=1")
+    ap.add_argument("--csv", help="write the summary CSV here")
+    ap.add_argument("--rounds-csv", help="write every round here")
+    ap.add_argument("--md", help="write the markdown tables here")
+    ap.add_argument("--rst", help="write the tables as reStructuredText here")
+    ap.add_argument("--plot-data", help="write gnuplot data files into this directory")
+    ap.add_argument("--title", default="psem benchmarks")
+    a = ap.parse_args()
+    if not a.wall and not a.icount:
+        ap.error("give --wall and/or --icount")
+    w = Log(a.wall) if a.wall else None
+    ic = Log(a.icount) if a.icount else None
+    st = Log(a.stats) if a.stats else None
+    for log in (w, ic, st):
+        if log and not log.summary and not log.stats:
+            sys.exit("bench_table: no psem_bench records in %s" % log.path)
+        if log and not log.end.startswith("ok"):
+            print("bench_table: warning: %s has no successful end record"
+                  % log.path, file=sys.stderr)
+
+    parts = ["## %s\n" % a.title]
+    for name, log in (("wall-clock run", w), ("icount run", ic)):
+        if log and log.begin:
+            parts.append("- %s: `%s`" % (name, log.begin))
+    parts.append("")
+    if ic:
+        parts.append(insns_section(ic))
+    if w:
+        parts.append(wall_section(w, "single", "Single-thread rows, wall clock"))
+        parts.append(wall_section(w, "contention", "Contention"))
+    if st:
+        parts.append(stats_section(st))
+    parts.append(targets_section(w, ic))
+    md = "\n".join(p for p in parts if p is not None)
+    print(md)
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(md)
+    if a.rst:
+        with open(a.rst, "w") as f:
+            f.write(md_to_rst(md))
+    if a.csv:
+        write_csv(a.csv, w, ic)
+    if a.rounds_csv:
+        write_rounds_csv(a.rounds_csv, [("wall", w), ("icount", ic)])
+    if a.plot_data:
+        write_plot_data(a.plot_data, w, ic, a.title)
+
+
+if __name__ == "__main__":
+    main()
