@@ -48,9 +48,13 @@ struct psem {
 }
 
 /**
- * DEFINE_PSEM - define and initialise a psem
+ * DEFINE_PSEM - define and initialise a psem in static storage
  * @name:    the variable's name
  * @permits: the initial balance, 0..PSEM_MAX_PERMITS
+ *
+ * For static (file-scope or static local) variables only, as with
+ * DEFINE_SEMAPHORE(): lockdep keys the queue lock by its address. Use
+ * psem_init() for a psem on the stack or in allocated memory.
  */
 #define DEFINE_PSEM(name, permits)					\
 	struct psem name = __PSEM_INITIALIZER(name, permits)

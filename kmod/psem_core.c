@@ -441,6 +441,8 @@ static __always_inline int psem_acquire_common(struct psem *sem, long n,
 		return psem_bad_count(n, fn);
 	if (psem_take(sem, n))
 		return 0;
+	if (timeout <= 0)
+		return -ETIME;	/* a zero timeout only tries */
 	return psem_acquire_slow(sem, n, state, timeout);
 }
 

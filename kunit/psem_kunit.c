@@ -1,0 +1,1720 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for psem's core semaphore (kmod/psem_core.c).
+ *
+ *   psem_basic    initialisation, counts, bad arguments, drain, reduce
+ *   psem_release  which path a release takes: lock-free, locked, hand-off,
+ *                 the contention flag, releases from hard IRQ
+ *   psem_waiters  FIFO order, partial assignment, signals and timeouts
+ *   psem_stress   kthreads on every online CPU racing releases against
+ *                 acquisitions, the overflow race, release ordering
+ *
+ * Helper kthreads never use KUNIT_EXPECT or KUNIT_ASSERT: they record what
+ * happened in their struct pkt_thread and the test thread checks it once
+ * the helper is done. Every helper is registered in the test's context so
+ * that the exit hook reaps it even after an assertion aborted the test, and
+ * everything a helper touches comes from kunit_kzalloc(), which outlives an
+ * aborted test function until after the exit hook.
+ *
+ * Waits are bounded polls that fail the test when a generous bound passes
+ * without progress: hang guards, not timing assertions. They poll once a
+ * jiffy with schedule_timeout(): the hrtimer sleep behind usleep_range()
+ * has a benign data race of its own (hrtimer_wakeup() clears the sleeper's
+ * task with a plain store) that KCSAN reports on a 6.1 kernel.
+ */
+
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/signal.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+
+#include "psem.h"
+#include "psem_knobs.h"
+
+static unsigned int stress_iters = 1000;
+module_param(stress_iters, uint, 0444);
+MODULE_PARM_DESC(stress_iters, "iterations of each helper in the race tests");
+
+static unsigned int order_iters = 20000;
+module_param(order_iters, uint, 0444);
+MODULE_PARM_DESC(order_iters, "messages passed in each ordering test");
+
+/* Longest wait without progress before a test declares a hang. */
+#define PKT_HANG_GUARD		(10 * HZ)
+#define PKT_MAX_THREADS		64
+
+/* The largest request of a stress helper; its initial balance covers it. */
+#define PKT_MAX_TAKE		4
+
+struct pkt_thread;
+
+/**
+ * struct pkt_ctx - a test case's helpers and how it drives them
+ * @thread:   every helper started, in start order
+ * @nr:       the number of helpers started
+ * @finished: ranks the helpers in the order they finished
+ * @step:     the last step the test posted (see pkt_post_step())
+ * @step_wq:  where helpers wait for the next step
+ * @abort:    set when the test gives up: looping helpers stop early
+ */
+struct pkt_ctx {
+	struct pkt_thread	*thread[PKT_MAX_THREADS];
+	unsigned int		nr;
+	atomic_t		finished;
+	unsigned int		step;
+	wait_queue_head_t	step_wq;
+	bool			abort;
+};
+
+/* What a waiter helper calls. */
+enum pkt_op {
+	PKT_ACQUIRE,
+	PKT_INTERRUPTIBLE,
+	PKT_KILLABLE,
+	PKT_TIMEOUT,
+};
+
+/**
+ * struct pkt_thread - a helper kthread and its results
+ * @fn:       the work; its return value lands in @ret
+ * @sem:      the psem it works on; a hung helper is sent @n permits there
+ * @n:        permits to ask for (waiters) or to unblock it (stress)
+ * @op:       for waiters: which acquire to call
+ * @timeout:  for PKT_TIMEOUT: the timeout in jiffies
+ * @iters:    for loops: the number of iterations
+ * @arg:      test-specific shared state
+ * @task:     the kthread, NULL once stopped
+ * @ctx:      the test's context
+ * @id:       the index in @ctx->thread
+ * @seed:     the state of the helper's pseudo-random sequence
+ * @progress: bumped by loops, so that a hang guard can tell slow from stuck
+ * @ret:      @fn's result, valid once @done
+ * @rank:     1 for the first helper of the test to finish, 2 for the next...
+ * @done:     set with release semantics once @ret and @rank are written
+ */
+struct pkt_thread {
+	int			(*fn)(struct pkt_thread *t);
+	struct psem		*sem;
+	long			n;
+	enum pkt_op		op;
+	long			timeout;
+	unsigned int		iters;
+	void			*arg;
+
+	struct task_struct	*task;
+	struct pkt_ctx		*ctx;
+	unsigned int		id;
+	u32			seed;
+	unsigned long		progress;
+	int			ret;
+	int			rank;
+	bool			done;
+};
+
+/* ---- helper kthreads ---- */
+
+static int pkt_main(void *data)
+{
+	struct pkt_thread *t = data;
+
+	/* Kthreads ignore every signal; the waiters under test must not. */
+	allow_signal(SIGUSR1);
+	/*
+	 * allow_signal(SIGKILL) would leave a SIGKILL in the shared queue,
+	 * where fatal_signal_pending() does not look: killable waits would
+	 * never see it. With the default action SIGKILL is fatal, so the
+	 * kernel marks it pending on this task, as for a user task.
+	 */
+	if (t->op == PKT_KILLABLE)
+		kernel_sigaction(SIGKILL, SIG_DFL);
+
+	t->ret = t->fn(t);
+	t->rank = atomic_inc_return(&t->ctx->finished);
+	flush_signals(current);
+	/* Publishes @ret and @rank; pairs with pkt_done(). */
+	smp_store_release(&t->done, true);
+
+	/* kthread_stop() must find this task alive: wait for it. */
+	for (;;) {
+		set_current_state(TASK_IDLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static bool pkt_done(struct pkt_thread *t)
+{
+	/* Pairs with pkt_main(): @ret and @rank are visible once @done is. */
+	return smp_load_acquire(&t->done);
+}
+
+static void pkt_progress(struct pkt_thread *t)
+{
+	WRITE_ONCE(t->progress, t->progress + 1);
+}
+
+/* Records the first error of a helper's loop. */
+static void pkt_note(int *err, int ret)
+{
+	if (ret && !*err)
+		*err = ret;
+}
+
+static u32 pkt_rand(u32 *state)
+{
+	u32 x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return x;
+}
+
+/*
+ * Starts a helper that is a copy of @tmpl, bound to @cpu unless @cpu is
+ * negative. It runs at once: a created kthread that never ran would make
+ * kthread_stop() skip its function, and pkt_reap() wait for nothing.
+ */
+static struct pkt_thread *pkt_spawn(struct kunit *test,
+				    const struct pkt_thread *tmpl, int cpu)
+{
+	struct pkt_ctx *ctx = test->priv;
+	struct task_struct *task;
+	struct pkt_thread *t;
+
+	KUNIT_ASSERT_LT(test, ctx->nr, PKT_MAX_THREADS);
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	*t = *tmpl;
+	t->ctx = ctx;
+	t->id = ctx->nr;
+	t->seed = (ctx->nr + 1) * 2654435761u;
+
+	task = kthread_create(pkt_main, t, "psem_kt/%u", t->id);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	if (cpu >= 0)
+		kthread_bind(task, cpu);
+	t->task = task;
+	ctx->thread[ctx->nr++] = t;
+	wake_up_process(task);
+	return t;
+}
+
+/*
+ * Waits for @t to finish; false if it made no progress for the guard. Once
+ * the test gave up, helpers have been told to stop: wait less for each, so
+ * that a broken psem that hangs many of them fails the test quickly.
+ */
+static bool pkt_wait_done(struct pkt_thread *t)
+{
+	unsigned long guard = READ_ONCE(t->ctx->abort) ? HZ : PKT_HANG_GUARD;
+	unsigned long seen = READ_ONCE(t->progress);
+	unsigned long end = jiffies + guard;
+
+	while (!pkt_done(t)) {
+		unsigned long now = READ_ONCE(t->progress);
+
+		if (now != seen) {
+			seen = now;
+			end = jiffies + guard;
+		} else if (time_after(jiffies, end)) {
+			return false;
+		}
+		schedule_timeout_uninterruptible(1);
+	}
+	return true;
+}
+
+/* Polls @cond; false if it is still false after @timeout jiffies. */
+#define pkt_wait_until(cond, timeout)					\
+({									\
+	unsigned long __end = jiffies + (timeout);			\
+	bool __ok;							\
+									\
+	for (;;) {							\
+		__ok = (cond);						\
+		if (__ok || time_after(jiffies, __end))			\
+			break;						\
+		schedule_timeout_uninterruptible(1);			\
+	}								\
+	__ok;								\
+})
+
+#define pkt_wait_for(cond)	pkt_wait_until(cond, PKT_HANG_GUARD)
+
+/* Tries to free a hung helper: stop the loops, signal it, add permits. */
+static void pkt_unstick(struct pkt_thread *t)
+{
+	WRITE_ONCE(t->ctx->abort, true);
+	wake_up_all(&t->ctx->step_wq);
+	send_sig(SIGUSR1, t->task, 1);
+	send_sig(SIGKILL, t->task, 1);
+	if (t->sem && t->n > 0)
+		psem_release(t->sem, t->n);
+}
+
+/* Waits for @t to finish and stops it; a hung helper fails the test. */
+static void pkt_reap(struct kunit *test, struct pkt_thread *t)
+{
+	if (!t->task)
+		return;
+	if (!pkt_wait_done(t)) {
+		KUNIT_FAIL(test, "helper %u hung", t->id);
+		pkt_unstick(t);
+		if (!pkt_wait_done(t)) {
+			/* kthread_stop() would hang the test runner too. */
+			kunit_err(test, "leaking hung helper %u\n", t->id);
+			t->task = NULL;
+			return;
+		}
+	}
+	kthread_stop(t->task);
+	t->task = NULL;
+}
+
+static void pkt_reap_all(struct kunit *test)
+{
+	struct pkt_ctx *ctx = test->priv;
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr; i++)
+		pkt_reap(test, ctx->thread[i]);
+}
+
+/* Lets the helpers waiting in pkt_wait_step() for up to @step go on. */
+static void pkt_post_step(struct pkt_ctx *ctx, unsigned int step)
+{
+	/* Orders the test's set-up before the helpers' work on it. */
+	smp_store_release(&ctx->step, step);
+	wake_up_all(&ctx->step_wq);
+}
+
+/* Sleeps until the test posts @step; false if the test gave up instead. */
+static bool pkt_wait_step(struct pkt_thread *t, unsigned int step)
+{
+	struct pkt_ctx *ctx = t->ctx;
+
+	/* Pairs with pkt_post_step(). */
+	wait_event_idle(ctx->step_wq, smp_load_acquire(&ctx->step) >= step ||
+			READ_ONCE(ctx->abort));
+	return !READ_ONCE(ctx->abort);
+}
+
+/* Whether the test has posted @step: for helpers that poll, not sleep. */
+static bool pkt_step_posted(struct pkt_thread *t, unsigned int step)
+{
+	/* Pairs with pkt_post_step(). */
+	return smp_load_acquire(&t->ctx->step) >= step;
+}
+
+static bool pkt_aborted(struct pkt_thread *t)
+{
+	return READ_ONCE(t->ctx->abort);
+}
+
+/* ---- waiters ---- */
+
+static int pkt_waiter_fn(struct pkt_thread *t)
+{
+	switch (t->op) {
+	case PKT_ACQUIRE:
+		return psem_acquire(t->sem, t->n);
+	case PKT_INTERRUPTIBLE:
+		return psem_acquire_interruptible(t->sem, t->n);
+	case PKT_KILLABLE:
+		return psem_acquire_killable(t->sem, t->n);
+	case PKT_TIMEOUT:
+		return psem_acquire_timeout(t->sem, t->n, t->timeout);
+	}
+	return -EINVAL;
+}
+
+static struct pkt_thread *pkt_waiter(struct kunit *test, struct psem *sem,
+				     enum pkt_op op, long n, long timeout)
+{
+	const struct pkt_thread tmpl = {
+		.fn = pkt_waiter_fn, .sem = sem, .n = n, .op = op,
+		.timeout = timeout,
+	};
+
+	return pkt_spawn(test, &tmpl, -1);
+}
+
+/* The number of linked waiters, counted under the queue lock. */
+static unsigned int pkt_nr_waiters(struct psem *sem)
+{
+	struct list_head *pos;
+	unsigned int nr = 0;
+
+	spin_lock_irq(&sem->wq.lock);
+	list_for_each(pos, &sem->wq.head)
+		nr++;
+	spin_unlock_irq(&sem->wq.lock);
+	return nr;
+}
+
+/*
+ * Starts a waiter that sleeps until served and waits until it is linked as
+ * waiter number @nr: the caller then knows the FIFO position it holds.
+ */
+static struct pkt_thread *pkt_linked_waiter(struct kunit *test,
+					    struct psem *sem, enum pkt_op op,
+					    long n, unsigned int nr)
+{
+	struct pkt_thread *t;
+
+	t = pkt_waiter(test, sem, op, n, MAX_SCHEDULE_TIMEOUT);
+	KUNIT_ASSERT_TRUE_MSG(test, pkt_wait_for(pkt_nr_waiters(sem) == nr),
+			      "waiter %u not linked", t->id);
+	return t;
+}
+
+/* Waits for a helper to finish and expects it to have returned @want. */
+#define PKT_EXPECT_RETURNS(test, t, want)				\
+do {									\
+	struct kunit *__test = (test);					\
+	struct pkt_thread *__t = (t);					\
+									\
+	KUNIT_ASSERT_TRUE_MSG(__test, pkt_wait_done(__t),		\
+			      "helper %u hung", __t->id);		\
+	KUNIT_EXPECT_EQ_MSG(__test, __t->ret, want, "helper %u", __t->id); \
+} while (0)
+
+/* ---- state and statistics ---- */
+
+static struct psem *pkt_sem(struct kunit *test, long permits)
+{
+	struct psem *sem = kunit_kzalloc(test, sizeof(*sem), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, sem);
+	psem_init(sem, permits);
+	return sem;
+}
+
+/* @sem holds @avail permits and owes, awaits and flags nothing. */
+#define PKT_EXPECT_IDLE(test, sem, avail)				\
+do {									\
+	struct kunit *__test = (test);					\
+	struct psem *__sem = (sem);					\
+	unsigned long contended = READ_ONCE(__sem->contended);		\
+									\
+	KUNIT_EXPECT_EQ(__test, psem_available(__sem), (long)(avail));	\
+	KUNIT_EXPECT_EQ(__test, psem_debt(__sem), 0UL);			\
+	KUNIT_EXPECT_EQ(__test, pkt_nr_waiters(__sem), 0U);		\
+	KUNIT_EXPECT_EQ(__test, contended, 0UL);			\
+} while (0)
+
+/* Counts events from now on; the counters are global, tests run singly. */
+static void pkt_stats_start(void)
+{
+	psem_set_stats(true);
+	psem_stats_reset();
+}
+
+static u64 pkt_stat(enum psem_stat s)
+{
+	struct psem_stats snap;
+
+	psem_stats_snapshot(&snap);
+	return snap.count[s];
+}
+
+#define PKT_EXPECT_STAT(test, s, want)					\
+do {									\
+	enum psem_stat __s = (s);					\
+									\
+	KUNIT_EXPECT_EQ_MSG(test, pkt_stat(__s), (u64)(want), "stat %s", \
+			    psem_stat_names[__s]);			\
+} while (0)
+
+/* A refused call: its result, one more refusal, the balance unchanged. */
+#define PKT_EXPECT_REFUSED(test, sem, call, want)			\
+do {									\
+	struct kunit *__test = (test);					\
+	struct psem *__sem = (sem);					\
+	u64 __warned = psem_warn_count();				\
+	long __avail = psem_available(__sem);				\
+									\
+	KUNIT_EXPECT_EQ_MSG(__test, call, want, #call);			\
+	KUNIT_EXPECT_EQ_MSG(__test, psem_warn_count() - __warned, 1ULL, \
+			    "refusals by " #call);			\
+	KUNIT_EXPECT_EQ_MSG(__test, psem_available(__sem), __avail,	\
+			    "balance after " #call);			\
+} while (0)
+
+static void pkt_defaults(void)
+{
+	psem_set_quiet_warnings(false);
+	psem_set_fast_release(true);
+	psem_set_contention_flag(true);
+	psem_set_stats(false);
+}
+
+static int pkt_init(struct kunit *test)
+{
+	struct pkt_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	atomic_set(&ctx->finished, 0);
+	init_waitqueue_head(&ctx->step_wq);
+	test->priv = ctx;
+	pkt_defaults();
+	return 0;
+}
+
+static void pkt_exit(struct kunit *test)
+{
+	struct pkt_ctx *ctx = test->priv;
+
+	/* Helpers still running here mean the test was aborted. */
+	WRITE_ONCE(ctx->abort, true);
+	wake_up_all(&ctx->step_wq);
+	pkt_reap_all(test);
+	pkt_defaults();
+}
+
+/* ==== psem_basic ==== */
+
+static DEFINE_PSEM(pkt_static_sem, 3);
+
+static void psem_test_define_psem(struct kunit *test)
+{
+	struct psem *sem = &pkt_static_sem;
+
+	PKT_EXPECT_IDLE(test, sem, 3);
+	KUNIT_EXPECT_TRUE(test, psem_try_acquire(sem, 3));
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 0L);
+	/* The slow path takes the statically initialised queue lock. */
+	KUNIT_EXPECT_EQ(test, psem_acquire_timeout(sem, 1, 1), -ETIME);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 3), 0);
+	PKT_EXPECT_IDLE(test, sem, 3);
+}
+
+static void psem_test_init_available(struct kunit *test)
+{
+	static const long counts[] = { 0, 1, 5, PSEM_MAX_PERMITS };
+	struct psem *sem;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(counts); i++) {
+		sem = pkt_sem(test, counts[i]);
+		PKT_EXPECT_IDLE(test, sem, counts[i]);
+	}
+
+	sem = pkt_sem(test, 5);
+	KUNIT_EXPECT_TRUE(test, psem_try_acquire(sem, 2));
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 3L);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 4), 0);
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 7L);
+
+	/* Re-initialising an idle psem forgets its balance and its debt. */
+	KUNIT_EXPECT_EQ(test, psem_reduce(sem, 10), 0);
+	KUNIT_EXPECT_EQ(test, psem_debt(sem), 3UL);
+	psem_init(sem, 2);
+	PKT_EXPECT_IDLE(test, sem, 2);
+}
+
+static void psem_test_try_acquire(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 5);
+
+	pkt_stats_start();
+	KUNIT_EXPECT_TRUE(test, psem_try_acquire(sem, 3));
+	/* All or nothing: 3 of 2 takes none. */
+	KUNIT_EXPECT_FALSE(test, psem_try_acquire(sem, 3));
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 2L);
+	KUNIT_EXPECT_FALSE(test, psem_try_acquire(sem, PSEM_MAX_PERMITS));
+	KUNIT_EXPECT_TRUE(test, psem_try_acquire(sem, 2));
+	KUNIT_EXPECT_FALSE(test, psem_try_acquire(sem, 1));
+	PKT_EXPECT_IDLE(test, sem, 0);
+	/* It neither slept nor linked. */
+	PKT_EXPECT_STAT(test, PSEM_STAT_SLEEP, 0);
+
+	sem = pkt_sem(test, PSEM_MAX_PERMITS);
+	KUNIT_EXPECT_TRUE(test, psem_try_acquire(sem, PSEM_MAX_PERMITS));
+	PKT_EXPECT_IDLE(test, sem, 0);
+}
+
+/* Calls every function with a count of zero: each succeeds, none changes a thing. */
+static void pkt_zero_calls(struct kunit *test, struct psem *sem)
+{
+	long avail = psem_available(sem);
+	unsigned long debt = psem_debt(sem);
+	u64 warned = psem_warn_count();
+	struct psem_stats s;
+	int i;
+
+	psem_stats_reset();
+	KUNIT_EXPECT_TRUE(test, psem_try_acquire(sem, 0));
+	/* Bounded first: a zero request that waited would fail, not hang. */
+	KUNIT_ASSERT_EQ(test, psem_acquire_timeout(sem, 0, PKT_HANG_GUARD), 0);
+	KUNIT_EXPECT_EQ(test, psem_acquire_timeout(sem, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, psem_acquire(sem, 0), 0);
+	KUNIT_EXPECT_EQ(test, psem_acquire_interruptible(sem, 0), 0);
+	KUNIT_EXPECT_EQ(test, psem_acquire_killable(sem, 0), 0);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 0), 0);
+	KUNIT_EXPECT_EQ(test, psem_release_all_held(sem, 0), 0);
+	KUNIT_EXPECT_EQ(test, psem_drain(sem, 0), 0L);
+	KUNIT_EXPECT_EQ(test, psem_reduce(sem, 0), 0);
+
+	KUNIT_EXPECT_EQ(test, psem_available(sem), avail);
+	KUNIT_EXPECT_EQ(test, psem_debt(sem), debt);
+	KUNIT_EXPECT_EQ(test, psem_warn_count(), warned);
+	psem_stats_snapshot(&s);
+	for (i = 0; i < PSEM_STAT_WARN; i++)
+		KUNIT_EXPECT_EQ_MSG(test, s.count[i], 0ULL, "stat %s",
+				    psem_stat_names[i]);
+}
+
+static void psem_test_zero_counts(struct kunit *test)
+{
+	struct psem *sem;
+
+	pkt_stats_start();
+	pkt_zero_calls(test, pkt_sem(test, 0));
+	pkt_zero_calls(test, pkt_sem(test, 2));
+
+	sem = pkt_sem(test, 0);
+	KUNIT_ASSERT_EQ(test, psem_reduce(sem, 3), 0);
+	pkt_zero_calls(test, sem);
+	KUNIT_EXPECT_EQ(test, psem_debt(sem), 3UL);
+}
+
+static void psem_test_bad_counts(struct kunit *test)
+{
+	static const long bad[] = { -1, LONG_MIN };
+	struct psem *sem = pkt_sem(test, 2);
+	u64 warned;
+	unsigned int i;
+
+	pkt_stats_start();
+	psem_set_quiet_warnings(true);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		long n = bad[i];
+
+		PKT_EXPECT_REFUSED(test, sem, psem_try_acquire(sem, n), false);
+		PKT_EXPECT_REFUSED(test, sem, psem_acquire(sem, n), -EINVAL);
+		PKT_EXPECT_REFUSED(test, sem,
+				   psem_acquire_interruptible(sem, n), -EINVAL);
+		PKT_EXPECT_REFUSED(test, sem, psem_acquire_killable(sem, n),
+				   -EINVAL);
+		PKT_EXPECT_REFUSED(test, sem, psem_acquire_timeout(sem, n, 1),
+				   -EINVAL);
+		PKT_EXPECT_REFUSED(test, sem, psem_release(sem, n), -EINVAL);
+		PKT_EXPECT_REFUSED(test, sem, psem_release_all_held(sem, n),
+				   -EINVAL);
+		PKT_EXPECT_REFUSED(test, sem, psem_drain(sem, n), 0L);
+		PKT_EXPECT_REFUSED(test, sem, psem_reduce(sem, n), -EINVAL);
+	}
+	PKT_EXPECT_IDLE(test, sem, 2);
+	/* Refused before doing anything: no release or wait was counted. */
+	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_SLEEP, 0);
+
+	/* A negative initial balance is refused and leaves zero. */
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		warned = psem_warn_count();
+		psem_init(sem, bad[i]);
+		KUNIT_EXPECT_EQ(test, psem_warn_count() - warned, 1ULL);
+		PKT_EXPECT_IDLE(test, sem, 0);
+	}
+	psem_set_quiet_warnings(false);
+}
+
+static void psem_test_overflow(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, PSEM_MAX_PERMITS);
+
+	psem_set_quiet_warnings(true);
+	PKT_EXPECT_REFUSED(test, sem, psem_release(sem, 1), -EOVERFLOW);
+	PKT_EXPECT_REFUSED(test, sem, psem_release_all_held(sem, 1),
+			   -EOVERFLOW);
+	PKT_EXPECT_REFUSED(test, sem, psem_release(sem, PSEM_MAX_PERMITS),
+			   -EOVERFLOW);
+	PKT_EXPECT_IDLE(test, sem, PSEM_MAX_PERMITS);
+
+	/* The fast path's own overflow check sends it to the lock, which refuses. */
+	sem = pkt_sem(test, 1);
+	PKT_EXPECT_REFUSED(test, sem, psem_release(sem, PSEM_MAX_PERMITS),
+			   -EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, PSEM_MAX_PERMITS - 1), 0);
+	PKT_EXPECT_IDLE(test, sem, PSEM_MAX_PERMITS);
+
+	/* The same on the locked path. */
+	psem_set_fast_release(false);
+	sem = pkt_sem(test, PSEM_MAX_PERMITS - 1);
+	PKT_EXPECT_REFUSED(test, sem, psem_release(sem, 2), -EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PKT_EXPECT_IDLE(test, sem, PSEM_MAX_PERMITS);
+	psem_set_fast_release(true);
+
+	/* The debt is bounded too; releases pay all of it. */
+	sem = pkt_sem(test, 0);
+	KUNIT_EXPECT_EQ(test, psem_reduce(sem, PSEM_MAX_PERMITS), 0);
+	KUNIT_EXPECT_EQ(test, psem_debt(sem), (unsigned long)PSEM_MAX_PERMITS);
+	PKT_EXPECT_REFUSED(test, sem, psem_reduce(sem, 1), -EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, psem_debt(sem), (unsigned long)PSEM_MAX_PERMITS);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, PSEM_MAX_PERMITS), 0);
+	PKT_EXPECT_IDLE(test, sem, 0);
+	psem_set_quiet_warnings(false);
+}
+
+static void psem_test_drain(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 5);
+
+	KUNIT_EXPECT_EQ(test, psem_drain(sem, 3), 3L);
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 2L);
+	KUNIT_EXPECT_EQ(test, psem_drain(sem, 10), 2L);
+	KUNIT_EXPECT_EQ(test, psem_drain(sem, 1), 0L);
+	KUNIT_EXPECT_EQ(test, psem_drain(sem, PSEM_MAX_PERMITS), 0L);
+	PKT_EXPECT_IDLE(test, sem, 0);
+	/* The drained permits are held: returning them restores the balance. */
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 5), 0);
+	PKT_EXPECT_IDLE(test, sem, 5);
+
+	sem = pkt_sem(test, PSEM_MAX_PERMITS);
+	KUNIT_EXPECT_EQ(test, psem_drain(sem, PSEM_MAX_PERMITS),
+			PSEM_MAX_PERMITS);
+	PKT_EXPECT_IDLE(test, sem, 0);
+}
+
+static void psem_test_reduce_debt(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 5);
+
+	pkt_stats_start();
+	/* Covered by the balance: no debt. */
+	KUNIT_EXPECT_EQ(test, psem_reduce(sem, 3), 0);
+	PKT_EXPECT_IDLE(test, sem, 2);
+
+	/* 2 of 5 available: the missing 3 become a debt. */
+	KUNIT_EXPECT_EQ(test, psem_reduce(sem, 5), 0);
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 0L);
+	KUNIT_EXPECT_EQ(test, psem_debt(sem), 3UL);
+	KUNIT_EXPECT_FALSE(test, psem_try_acquire(sem, 1));
+	KUNIT_EXPECT_EQ(test, psem_drain(sem, 1), 0L);
+
+	/* Releases pay the debt before anything reaches the balance. */
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 0L);
+	KUNIT_EXPECT_EQ(test, psem_debt(sem), 1UL);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 3), 0);
+	PKT_EXPECT_IDLE(test, sem, 2);
+	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 2);
+
+	/* Debts add up. */
+	KUNIT_EXPECT_EQ(test, psem_drain(sem, 2), 2L);
+	KUNIT_EXPECT_EQ(test, psem_reduce(sem, 1), 0);
+	KUNIT_EXPECT_EQ(test, psem_reduce(sem, 2), 0);
+	KUNIT_EXPECT_EQ(test, psem_debt(sem), 3UL);
+	KUNIT_EXPECT_EQ(test, psem_release_all_held(sem, 3), 0);
+	PKT_EXPECT_IDLE(test, sem, 0);
+}
+
+static struct kunit_case pkt_basic_cases[] = {
+	KUNIT_CASE(psem_test_define_psem),
+	KUNIT_CASE(psem_test_init_available),
+	KUNIT_CASE(psem_test_try_acquire),
+	KUNIT_CASE(psem_test_zero_counts),
+	KUNIT_CASE(psem_test_bad_counts),
+	KUNIT_CASE(psem_test_overflow),
+	KUNIT_CASE(psem_test_drain),
+	KUNIT_CASE(psem_test_reduce_debt),
+	{}
+};
+
+static struct kunit_suite pkt_basic_suite = {
+	.name		= "psem_basic",
+	.init		= pkt_init,
+	.exit		= pkt_exit,
+	.test_cases	= pkt_basic_cases,
+};
+
+/* ==== psem_release ==== */
+
+static void psem_test_release_lock_free(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 1);
+	unsigned long flags;
+	long drained, avail;
+	bool took;
+	int ret;
+
+	pkt_stats_start();
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 5), 0);
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 7L);
+	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 2);
+	PKT_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 0);
+
+	/*
+	 * With this CPU holding the queue lock, a release that took it would
+	 * deadlock, and lockdep would report recursive locking: on a positive
+	 * balance psem_release() must not touch the lock. Neither may
+	 * psem_try_acquire() nor psem_drain(), which are lock-free always.
+	 */
+	spin_lock_irqsave(&sem->wq.lock, flags);
+	ret = psem_release(sem, 1);
+	took = psem_try_acquire(sem, 2);
+	drained = psem_drain(sem, 3);
+	avail = psem_available(sem);
+	spin_unlock_irqrestore(&sem->wq.lock, flags);
+
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_TRUE(test, took);
+	KUNIT_EXPECT_EQ(test, drained, 3L);
+	KUNIT_EXPECT_EQ(test, avail, 3L);
+	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 3);
+	PKT_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 0);
+	PKT_EXPECT_IDLE(test, sem, 3);
+}
+
+static void psem_test_handoff(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 0);
+	struct pkt_thread *w;
+
+	pkt_stats_start();
+	w = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 1, 1);
+	PKT_EXPECT_STAT(test, PSEM_STAT_SLEEP, 1);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PKT_EXPECT_RETURNS(test, w, 0);
+	PKT_EXPECT_IDLE(test, sem, 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 1);
+	PKT_EXPECT_STAT(test, PSEM_STAT_HANDOFF, 1);
+
+	/* More than the waiter needs: the rest reaches the balance. */
+	w = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 3, 1);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 5), 0);
+	PKT_EXPECT_RETURNS(test, w, 0);
+	PKT_EXPECT_IDLE(test, sem, 2);
+	PKT_EXPECT_STAT(test, PSEM_STAT_HANDOFF, 2);
+	pkt_reap_all(test);
+}
+
+static void psem_test_locked_on_positive(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 2);
+
+	pkt_stats_start();
+	KUNIT_EXPECT_EQ(test, psem_release_all_held(sem, 1), 0);
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 3L);
+	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 1);
+
+	psem_set_fast_release(false);
+	KUNIT_EXPECT_FALSE(test, psem_fast_release_enabled());
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 3), 0);
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 7L);
+	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 3);
+
+	psem_set_fast_release(true);
+	KUNIT_EXPECT_TRUE(test, psem_fast_release_enabled());
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 1);
+	PKT_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 3);
+	PKT_EXPECT_IDLE(test, sem, 8);
+}
+
+/*
+ * White box: the flag is set only when a locked release loses a race, which
+ * no single thread can arrange; set it by hand to see it honoured, and see
+ * the switch make releases ignore it. psem_test_flag_race sees it tripped.
+ */
+static void psem_test_flag_honoured(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 1);
+
+	pkt_stats_start();
+	WRITE_ONCE(sem->contended, 1);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 2L);
+	PKT_EXPECT_STAT(test, PSEM_STAT_FLAG_HONOURED, 1);
+	PKT_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 1);
+	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
+
+	psem_set_contention_flag(false);
+	KUNIT_EXPECT_FALSE(test, psem_contention_flag_enabled());
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 3L);
+	PKT_EXPECT_STAT(test, PSEM_STAT_FLAG_HONOURED, 1);
+	PKT_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 1);
+	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 1);
+
+	psem_set_contention_flag(true);
+	WRITE_ONCE(sem->contended, 0);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 2);
+	PKT_EXPECT_STAT(test, PSEM_STAT_FLAG_HONOURED, 1);
+	PKT_EXPECT_IDLE(test, sem, 4);
+}
+
+struct pkt_irq {
+	struct hrtimer	timer;
+	struct psem	*sem;
+	long		n;
+	int		ret;
+	bool		in_hardirq;
+	bool		fired;
+};
+
+static enum hrtimer_restart pkt_irq_release(struct hrtimer *timer)
+{
+	struct pkt_irq *p = container_of(timer, struct pkt_irq, timer);
+
+	p->in_hardirq = in_hardirq();
+	p->ret = psem_release(p->sem, p->n);
+	/* Publishes @ret and @in_hardirq to pkt_release_in_hardirq(). */
+	smp_store_release(&p->fired, true);
+	return HRTIMER_NORESTART;
+}
+
+/* psem_release(@sem, @n) from a hard-IRQ timer callback; its result. */
+static int pkt_release_in_hardirq(struct kunit *test, struct psem *sem,
+				  long n)
+{
+	struct pkt_irq *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	bool fired;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->sem = sem;
+	p->n = n;
+	hrtimer_init(&p->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	p->timer.function = pkt_irq_release;
+	hrtimer_start(&p->timer, ns_to_ktime(100 * NSEC_PER_USEC), HRTIMER_MODE_REL_HARD);
+	/* Pairs with pkt_irq_release(). */
+	fired = pkt_wait_for(smp_load_acquire(&p->fired));
+	/* A no-op once it fired; frees @p for kunit if it never did. */
+	hrtimer_cancel(&p->timer);
+	KUNIT_EXPECT_TRUE(test, fired);
+	KUNIT_EXPECT_TRUE(test, p->in_hardirq);
+	return fired ? p->ret : -ETIMEDOUT;
+}
+
+/* Both paths from hard IRQ; lockdep checks the queue lock's IRQ safety. */
+static void psem_test_release_in_hardirq(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 0);
+	struct pkt_thread *w;
+
+	pkt_stats_start();
+	w = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 2, 1);
+	KUNIT_EXPECT_EQ(test, pkt_release_in_hardirq(test, sem, 2), 0);
+	PKT_EXPECT_RETURNS(test, w, 0);
+	PKT_EXPECT_IDLE(test, sem, 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 1);
+	PKT_EXPECT_STAT(test, PSEM_STAT_HANDOFF, 1);
+
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	KUNIT_EXPECT_EQ(test, pkt_release_in_hardirq(test, sem, 1), 0);
+	PKT_EXPECT_IDLE(test, sem, 2);
+	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 1);
+	pkt_reap_all(test);
+}
+
+static struct kunit_case pkt_release_cases[] = {
+	KUNIT_CASE(psem_test_release_lock_free),
+	KUNIT_CASE(psem_test_handoff),
+	KUNIT_CASE(psem_test_locked_on_positive),
+	KUNIT_CASE(psem_test_flag_honoured),
+	KUNIT_CASE(psem_test_release_in_hardirq),
+	{}
+};
+
+static struct kunit_suite pkt_release_suite = {
+	.name		= "psem_release",
+	.init		= pkt_init,
+	.exit		= pkt_exit,
+	.test_cases	= pkt_release_cases,
+};
+
+/* ==== psem_waiters ==== */
+
+/* A large request at the head is not overtaken by a small one behind it. */
+static void psem_test_fifo_mixed_sizes(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 0);
+	struct pkt_thread *a, *b;
+
+	pkt_stats_start();
+	a = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 3, 1);
+	b = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 1, 2);
+
+	/* Enough for B, but A is at the head: A gets it and needs 2 more. */
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 0L);
+	KUNIT_EXPECT_EQ(test, pkt_nr_waiters(sem), 2U);
+	PKT_EXPECT_STAT(test, PSEM_STAT_HANDOFF, 0);
+
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
+	PKT_EXPECT_RETURNS(test, a, 0);
+	KUNIT_EXPECT_EQ(test, pkt_nr_waiters(sem), 1U);
+	KUNIT_EXPECT_FALSE(test, pkt_done(b));
+	PKT_EXPECT_STAT(test, PSEM_STAT_HANDOFF, 1);
+
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PKT_EXPECT_RETURNS(test, b, 0);
+	KUNIT_EXPECT_LT(test, a->rank, b->rank);
+	PKT_EXPECT_STAT(test, PSEM_STAT_HANDOFF, 2);
+	PKT_EXPECT_IDLE(test, sem, 0);
+	pkt_reap_all(test);
+}
+
+/* One release serves waiters in order until it runs out. */
+static void psem_test_fifo_batch(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 0);
+	struct pkt_thread *w[10];
+	unsigned int i;
+
+	pkt_stats_start();
+	w[0] = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 3, 1);
+	w[1] = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 1, 2);
+	w[2] = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 2, 3);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 5), 0);
+	PKT_EXPECT_RETURNS(test, w[0], 0);
+	PKT_EXPECT_RETURNS(test, w[1], 0);
+	/* The fifth permit is assigned to the third waiter, not the balance. */
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 0L);
+	KUNIT_EXPECT_EQ(test, pkt_nr_waiters(sem), 1U);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
+	PKT_EXPECT_RETURNS(test, w[2], 0);
+	KUNIT_EXPECT_GT(test, w[2]->rank, w[0]->rank);
+	KUNIT_EXPECT_GT(test, w[2]->rank, w[1]->rank);
+	PKT_EXPECT_IDLE(test, sem, 1);
+	pkt_reap_all(test);
+
+	/* More waiters than psem defers wake-ups for; the last must wait. */
+	KUNIT_EXPECT_EQ(test, psem_drain(sem, 1), 1L);
+	psem_stats_reset();
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		w[i] = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 1, i + 1);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, ARRAY_SIZE(w) - 1), 0);
+	for (i = 0; i < ARRAY_SIZE(w) - 1; i++)
+		PKT_EXPECT_RETURNS(test, w[i], 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_HANDOFF, ARRAY_SIZE(w) - 1);
+	KUNIT_EXPECT_FALSE(test, pkt_done(w[ARRAY_SIZE(w) - 1]));
+	KUNIT_EXPECT_EQ(test, pkt_nr_waiters(sem), 1U);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PKT_EXPECT_RETURNS(test, w[ARRAY_SIZE(w) - 1], 0);
+	PKT_EXPECT_IDLE(test, sem, 0);
+	pkt_reap_all(test);
+}
+
+/* Lock-free takers never take permits assigned to, or owed to, a waiter. */
+static void psem_test_waiter_not_overtaken(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 0);
+	struct pkt_thread *a;
+
+	a = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 2, 1);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	KUNIT_EXPECT_FALSE(test, psem_try_acquire(sem, 1));
+	KUNIT_EXPECT_EQ(test, psem_drain(sem, 5), 0L);
+	/* A zero request succeeds at once, even behind a waiter. */
+	KUNIT_EXPECT_TRUE(test, psem_try_acquire(sem, 0));
+	KUNIT_EXPECT_EQ(test, psem_acquire_timeout(sem, 0, PKT_HANG_GUARD), 0);
+	KUNIT_EXPECT_EQ(test, pkt_nr_waiters(sem), 1U);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PKT_EXPECT_RETURNS(test, a, 0);
+	PKT_EXPECT_IDLE(test, sem, 0);
+	pkt_reap_all(test);
+}
+
+/*
+ * A waits for 3 and is assigned 2; B queues for 2 behind it; @sig ends A's
+ * wait. A returns -EINTR holding nothing, and its 2 go to B.
+ */
+static void pkt_cancel_partial(struct kunit *test, enum pkt_op op, int sig)
+{
+	struct psem *sem = pkt_sem(test, 0);
+	struct pkt_thread *a, *b;
+
+	pkt_stats_start();
+	a = pkt_linked_waiter(test, sem, op, 3, 1);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 0L);
+	b = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 2, 2);
+
+	send_sig(sig, a->task, 1);
+	PKT_EXPECT_RETURNS(test, a, -EINTR);
+	PKT_EXPECT_RETURNS(test, b, 0);
+	PKT_EXPECT_IDLE(test, sem, 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_CANCEL, 1);
+	PKT_EXPECT_STAT(test, PSEM_STAT_HANDOFF, 1);
+	/* B holds exactly the 2 released: none lost, none made up. */
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
+	PKT_EXPECT_IDLE(test, sem, 2);
+	pkt_reap_all(test);
+}
+
+static void psem_test_interruptible_partial(struct kunit *test)
+{
+	pkt_cancel_partial(test, PKT_INTERRUPTIBLE, SIGUSR1);
+}
+
+static void psem_test_killable_partial(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 0);
+	struct pkt_thread *a;
+
+	/*
+	 * A signal that is not fatal leaves a killable waiter asleep. This
+	 * only fails if it wakes within the pause: slower is not caught.
+	 */
+	a = pkt_linked_waiter(test, sem, PKT_KILLABLE, 1, 1);
+	send_sig(SIGUSR1, a->task, 1);
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, pkt_done(a));
+	KUNIT_EXPECT_EQ(test, pkt_nr_waiters(sem), 1U);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PKT_EXPECT_RETURNS(test, a, 0);
+	PKT_EXPECT_IDLE(test, sem, 0);
+	pkt_reap_all(test);
+
+	pkt_cancel_partial(test, PKT_KILLABLE, SIGKILL);
+}
+
+/*
+ * The timeout counterpart of pkt_cancel_partial(). A's timeout must be long
+ * enough for the test to assign it 2 and start B; if it fires earlier, the
+ * round still must lose nothing, but proves less: retry with a longer one.
+ */
+static bool pkt_timeout_round(struct kunit *test, long timeout)
+{
+	struct psem *sem = pkt_sem(test, 0);
+	struct pkt_thread *a, *b;
+	bool assigned;
+
+	psem_stats_reset();
+	a = pkt_waiter(test, sem, PKT_TIMEOUT, 3, timeout);
+	KUNIT_ASSERT_TRUE(test, pkt_wait_for(pkt_nr_waiters(sem) == 1 ||
+					     pkt_done(a)));
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
+	/* 0: the 2 went to A, still linked; 2: A had already timed out. */
+	assigned = psem_available(sem) == 0;
+	b = pkt_waiter(test, sem, PKT_ACQUIRE, 2, 0);
+
+	PKT_EXPECT_RETURNS(test, a, -ETIME);
+	PKT_EXPECT_RETURNS(test, b, 0);
+	PKT_EXPECT_IDLE(test, sem, 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_CANCEL, 1);
+	pkt_reap_all(test);
+	/* A's cancel served B only if B slept and got a hand-off. */
+	return assigned && pkt_stat(PSEM_STAT_HANDOFF) == 1;
+}
+
+static void psem_test_timeout_partial(struct kunit *test)
+{
+	long timeout = HZ / 4;
+	bool proved = false;
+	int round;
+
+	pkt_stats_start();
+	for (round = 0; round < 5 && !proved; round++, timeout *= 2)
+		proved = pkt_timeout_round(test, timeout);
+	KUNIT_EXPECT_TRUE_MSG(test, proved,
+			      "A always timed out before B could queue");
+}
+
+static void psem_test_timeout_nothing_assigned(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 0);
+	struct pkt_thread *a, *t;
+
+	pkt_stats_start();
+	KUNIT_EXPECT_EQ(test, psem_acquire_timeout(sem, 1, 2), -ETIME);
+	PKT_EXPECT_IDLE(test, sem, 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_CANCEL, 1);
+
+	/* Took 1 of 3 from the balance, then timed out: the 1 goes back. */
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	KUNIT_EXPECT_EQ(test, psem_acquire_timeout(sem, 3, 2), -ETIME);
+	PKT_EXPECT_IDLE(test, sem, 1);
+	PKT_EXPECT_STAT(test, PSEM_STAT_CANCEL, 2);
+
+	/* A timeout of zero or less only tries. */
+	KUNIT_EXPECT_EQ(test, psem_acquire_timeout(sem, 3, 0), -ETIME);
+	KUNIT_EXPECT_EQ(test, psem_acquire_timeout(sem, 3, -1), -ETIME);
+	PKT_EXPECT_IDLE(test, sem, 1);
+	KUNIT_EXPECT_EQ(test, psem_acquire_timeout(sem, 1, 0), 0);
+	PKT_EXPECT_IDLE(test, sem, 0);
+
+	/* Timing out behind another waiter leaves that one at the head. */
+	a = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 3, 1);
+	t = pkt_waiter(test, sem, PKT_TIMEOUT, 1, 2);
+	PKT_EXPECT_RETURNS(test, t, -ETIME);
+	KUNIT_EXPECT_EQ(test, pkt_nr_waiters(sem), 1U);
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 0L);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 3), 0);
+	PKT_EXPECT_RETURNS(test, a, 0);
+	PKT_EXPECT_IDLE(test, sem, 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_HANDOFF, 1);
+	pkt_reap_all(test);
+}
+
+/* Served under the queue lock before the signal: the wait succeeded. */
+static void pkt_served_then_signalled(struct kunit *test, enum pkt_op op,
+				      int sig)
+{
+	struct psem *sem = pkt_sem(test, 0);
+	struct pkt_thread *a;
+
+	a = pkt_linked_waiter(test, sem, op, 2, 1);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
+	send_sig(sig, a->task, 1);
+	PKT_EXPECT_RETURNS(test, a, 0);
+	PKT_EXPECT_IDLE(test, sem, 0);
+	pkt_reap_all(test);
+}
+
+static void psem_test_served_then_signalled(struct kunit *test)
+{
+	pkt_served_then_signalled(test, PKT_INTERRUPTIBLE, SIGUSR1);
+	pkt_served_then_signalled(test, PKT_KILLABLE, SIGKILL);
+}
+
+/* A debt is queued ahead of every waiter, whenever it was recorded. */
+static void psem_test_debt_before_waiters(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 0);
+	struct pkt_thread *a, *b;
+
+	pkt_stats_start();
+	KUNIT_EXPECT_EQ(test, psem_reduce(sem, 2), 0);
+	a = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 1, 1);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
+	KUNIT_EXPECT_EQ(test, psem_debt(sem), 0UL);
+	KUNIT_EXPECT_EQ(test, pkt_nr_waiters(sem), 1U);
+	PKT_EXPECT_STAT(test, PSEM_STAT_HANDOFF, 0);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PKT_EXPECT_RETURNS(test, a, 0);
+
+	b = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 1, 1);
+	KUNIT_EXPECT_EQ(test, psem_reduce(sem, 1), 0);
+	KUNIT_EXPECT_EQ(test, psem_debt(sem), 1UL);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	KUNIT_EXPECT_EQ(test, psem_debt(sem), 0UL);
+	KUNIT_EXPECT_EQ(test, pkt_nr_waiters(sem), 1U);
+	PKT_EXPECT_STAT(test, PSEM_STAT_HANDOFF, 1);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PKT_EXPECT_RETURNS(test, b, 0);
+	PKT_EXPECT_IDLE(test, sem, 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_HANDOFF, 2);
+	pkt_reap_all(test);
+}
+
+static struct kunit_case pkt_waiters_cases[] = {
+	KUNIT_CASE(psem_test_fifo_mixed_sizes),
+	KUNIT_CASE(psem_test_fifo_batch),
+	KUNIT_CASE(psem_test_waiter_not_overtaken),
+	KUNIT_CASE(psem_test_interruptible_partial),
+	KUNIT_CASE(psem_test_killable_partial),
+	KUNIT_CASE(psem_test_timeout_partial),
+	KUNIT_CASE(psem_test_timeout_nothing_assigned),
+	KUNIT_CASE(psem_test_served_then_signalled),
+	KUNIT_CASE(psem_test_debt_before_waiters),
+	{}
+};
+
+static struct kunit_suite pkt_waiters_suite = {
+	.name		= "psem_waiters",
+	.init		= pkt_init,
+	.exit		= pkt_exit,
+	.test_cases	= pkt_waiters_cases,
+};
+
+/* ==== psem_stress ==== */
+
+/* Starts @per_cpu copies of @tmpl on every online CPU. */
+static void pkt_spawn_per_cpu(struct kunit *test, const struct pkt_thread *tmpl,
+			      unsigned int per_cpu)
+{
+	unsigned int cpu, i;
+
+	for_each_online_cpu(cpu)
+		for (i = 0; i < per_cpu; i++)
+			pkt_spawn(test, tmpl, cpu);
+}
+
+static void pkt_expect_helpers_ok(struct kunit *test)
+{
+	struct pkt_ctx *ctx = test->priv;
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ctx->thread[i]->ret, 0, "helper %u", i);
+}
+
+static void pkt_info_stats(struct kunit *test)
+{
+	struct psem_stats s;
+
+	psem_stats_snapshot(&s);
+	kunit_info(test, "fast %llu locked %llu casfail %llu trip %llu honoured %llu sleep %llu handoff %llu cancel %llu\n",
+		   s.count[PSEM_STAT_FAST_RELEASE],
+		   s.count[PSEM_STAT_LOCKED_RELEASE],
+		   s.count[PSEM_STAT_FAST_CAS_FAIL],
+		   s.count[PSEM_STAT_FLAG_TRIP],
+		   s.count[PSEM_STAT_FLAG_HONOURED],
+		   s.count[PSEM_STAT_SLEEP], s.count[PSEM_STAT_HANDOFF],
+		   s.count[PSEM_STAT_CANCEL]);
+}
+
+/* Takes @k permits one of five ways; returns how many it now holds. */
+static long pkt_race_take(struct psem *sem, long k, u32 how, int *err)
+{
+	int ret;
+
+	switch (how % 5) {
+	case 0:
+		return psem_try_acquire(sem, k) ? k : 0;
+	case 1:
+		return psem_drain(sem, k);
+	case 2:
+		/* Often gives up with part assigned: that part must move on. */
+		ret = psem_acquire_timeout(sem, k, 1);
+		if (ret == -ETIME)
+			return 0;
+		break;
+	case 3:
+		ret = psem_acquire_interruptible(sem, k);
+		break;
+	default:
+		ret = psem_acquire(sem, k);
+		break;
+	}
+	pkt_note(err, ret);
+	return ret ? 0 : k;
+}
+
+/* Returns @held permits one of three ways. */
+static void pkt_race_give(struct psem *sem, long held, u32 how, int *err)
+{
+	if (!held)
+		return;
+	switch (how % 3) {
+	case 0:
+		pkt_note(err, psem_release(sem, held));
+		break;
+	case 1:
+		pkt_note(err, psem_release_all_held(sem, held));
+		break;
+	default:
+		/* Two releases: the second often finds a positive balance. */
+		pkt_note(err, psem_release(sem, 1));
+		if (held > 1)
+			pkt_note(err, psem_release(sem, held - 1));
+		break;
+	}
+}
+
+static int pkt_race_fn(struct pkt_thread *t)
+{
+	unsigned int i;
+	int err = 0;
+
+	if (!pkt_wait_step(t, 1))
+		return -EINTR;
+	for (i = 0; i < t->iters && !pkt_aborted(t); i++) {
+		long k = 1 + pkt_rand(&t->seed) % PKT_MAX_TAKE;
+		long held = pkt_race_take(t->sem, k, pkt_rand(&t->seed), &err);
+
+		pkt_race_give(t->sem, held, pkt_rand(&t->seed), &err);
+		pkt_progress(t);
+	}
+	return err;
+}
+
+/*
+ * Three helpers per online CPU take 1 to 4 permits every way psem offers,
+ * sleeping and timing out often on a balance of 6, and give them back every
+ * way too. Whatever interleaving happened, the end state is exact.
+ */
+static void pkt_race_mixed(struct kunit *test, bool fast)
+{
+	const long initial = PKT_MAX_TAKE + 2;
+	struct pkt_thread tmpl = {
+		.fn = pkt_race_fn, .n = PKT_MAX_TAKE, .iters = stress_iters,
+	};
+
+	tmpl.sem = pkt_sem(test, initial);
+	psem_set_fast_release(fast);
+	pkt_stats_start();
+	pkt_spawn_per_cpu(test, &tmpl, 3);
+	pkt_post_step(test->priv, 1);
+	pkt_reap_all(test);
+
+	pkt_expect_helpers_ok(test);
+	PKT_EXPECT_IDLE(test, tmpl.sem, initial);
+	if (!fast)
+		PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
+	pkt_info_stats(test);
+}
+
+static void psem_test_race_mixed_fast(struct kunit *test)
+{
+	pkt_race_mixed(test, true);
+}
+
+static void psem_test_race_mixed_locked(struct kunit *test)
+{
+	pkt_race_mixed(test, false);
+}
+
+static int pkt_flag_fn(struct pkt_thread *t)
+{
+	unsigned int i;
+	int err = 0;
+
+	if (!pkt_wait_step(t, 1))
+		return -EINTR;
+	/* At least @iters, then on until the test posts step 2. */
+	for (i = 0; i < t->iters || !pkt_step_posted(t, 2); i++) {
+		if (pkt_aborted(t))
+			break;
+		pkt_progress(t);
+		if (!psem_try_acquire(t->sem, 2))
+			continue;
+		pkt_note(&err, psem_release(t->sem, 1));
+		/* Half the time a locked release on a positive balance. */
+		if (i & 1)
+			pkt_note(&err, psem_release_all_held(t->sem, 1));
+		else
+			pkt_note(&err, psem_release(t->sem, 1));
+	}
+	return err;
+}
+
+/*
+ * How long the flag race goes on looking for the contention it needs: on
+ * a loaded host the virtual CPUs may seldom run at once. A bound on the
+ * search, not a timing assertion.
+ */
+#define PKT_RACE_SEARCH		(5 * HZ)
+
+/*
+ * Releases and try-acquires on a balance that stays positive, from every
+ * CPU, so that locked releases lose races to fast ones and trip the flag.
+ * The helpers go on until the race happened (a trip with the flag on, a
+ * lost fast-path exchange with it off) or the search ends. Afterwards the
+ * flag must be clear and the balance exact; with the switch off the flag
+ * is never set nor honoured.
+ */
+static void pkt_flag_race(struct kunit *test, bool flag)
+{
+	enum psem_stat evidence = flag ? PSEM_STAT_FLAG_TRIP :
+					 PSEM_STAT_FAST_CAS_FAIL;
+	const long initial = 64;
+	struct pkt_thread tmpl = {
+		.fn = pkt_flag_fn, .iters = 4 * stress_iters,
+	};
+	bool raced;
+
+	tmpl.sem = pkt_sem(test, initial);
+	psem_set_contention_flag(flag);
+	pkt_stats_start();
+	pkt_spawn_per_cpu(test, &tmpl, 2);
+	pkt_post_step(test->priv, 1);
+	raced = pkt_wait_until(pkt_stat(evidence) > 0, PKT_RACE_SEARCH);
+	pkt_post_step(test->priv, 2);
+	pkt_reap_all(test);
+
+	pkt_expect_helpers_ok(test);
+	PKT_EXPECT_IDLE(test, tmpl.sem, initial);
+	if (!flag) {
+		PKT_EXPECT_STAT(test, PSEM_STAT_FLAG_TRIP, 0);
+		PKT_EXPECT_STAT(test, PSEM_STAT_FLAG_HONOURED, 0);
+	}
+	pkt_info_stats(test);
+	/* Nothing raced, so nothing was shown; a skip must not hide a failure. */
+	if (!raced && test->status != KUNIT_FAILURE)
+		kunit_skip(test, "no %s within the search: no race to check",
+			   psem_stat_names[evidence]);
+}
+
+static void psem_test_flag_race_on(struct kunit *test)
+{
+	pkt_flag_race(test, true);
+}
+
+static void psem_test_flag_race_off(struct kunit *test)
+{
+	pkt_flag_race(test, false);
+}
+
+/**
+ * struct pkt_ovf - two releases of 1 racing on a balance of MAX - 1
+ * @sem:      the psem
+ * @arrived:  helpers at this round's start line, 2 per round
+ * @finished: helpers past this round's release, 2 per round
+ * @done_wq:  where the test waits for @finished
+ * @ret:      this round's results, by helper
+ */
+struct pkt_ovf {
+	struct psem		*sem;
+	atomic_t		arrived;
+	atomic_t		finished;
+	wait_queue_head_t	done_wq;
+	int			ret[2];
+};
+
+static int pkt_ovf_fn(struct pkt_thread *t)
+{
+	struct pkt_ovf *o = t->arg;
+	unsigned int r;
+
+	for (r = 1; r <= t->iters; r++) {
+		if (!pkt_wait_step(t, r))
+			return -EINTR;
+		/* Spin until both arrived, so that the releases overlap. */
+		atomic_inc(&o->arrived);
+		while (atomic_read(&o->arrived) < 2 * r && !pkt_aborted(t))
+			cpu_relax();
+		o->ret[t->id] = psem_release(o->sem, 1);
+		if (atomic_inc_return(&o->finished) == 2 * r)
+			wake_up(&o->done_wq);
+		pkt_progress(t);
+	}
+	return 0;
+}
+
+static void psem_test_overflow_race(struct kunit *test)
+{
+	const unsigned int rounds = 100;
+	struct pkt_ctx *ctx = test->priv;
+	unsigned int cpu0, cpu1, r, bad = 0;
+	struct pkt_thread tmpl = { .fn = pkt_ovf_fn, .iters = rounds };
+	struct pkt_ovf *o;
+	u64 warned;
+
+	cpu0 = cpumask_first(cpu_online_mask);
+	cpu1 = cpumask_next(cpu0, cpu_online_mask);
+	if (cpu1 >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+
+	o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	init_waitqueue_head(&o->done_wq);
+	o->sem = pkt_sem(test, 0);
+	tmpl.arg = o;
+	pkt_stats_start();
+	pkt_spawn(test, &tmpl, cpu0);
+	pkt_spawn(test, &tmpl, cpu1);
+
+	psem_set_quiet_warnings(true);
+	warned = psem_warn_count();
+	for (r = 1; r <= rounds; r++) {
+		psem_drain(o->sem, PSEM_MAX_PERMITS);
+		KUNIT_ASSERT_EQ(test, psem_release(o->sem, PSEM_MAX_PERMITS - 1), 0);
+		pkt_post_step(ctx, r);
+		if (!wait_event_timeout(o->done_wq,
+					atomic_read_acquire(&o->finished) == 2 * r,
+					PKT_HANG_GUARD)) {
+			KUNIT_FAIL(test, "round %u hung", r);
+			break;
+		}
+		/* Exactly one fits; the other is refused and adds nothing. */
+		if (min(o->ret[0], o->ret[1]) != -EOVERFLOW ||
+		    max(o->ret[0], o->ret[1]) != 0 ||
+		    psem_available(o->sem) != PSEM_MAX_PERMITS)
+			bad++;
+	}
+	KUNIT_EXPECT_EQ(test, psem_warn_count() - warned, (u64)rounds);
+	psem_set_quiet_warnings(false);
+	pkt_reap_all(test);
+
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	pkt_expect_helpers_ok(test);
+	PKT_EXPECT_IDLE(test, o->sem, PSEM_MAX_PERMITS);
+	pkt_info_stats(test);
+}
+
+#define PKT_SLOTS	4
+
+struct pkt_slot {
+	unsigned long	seq;
+	unsigned long	val[3];
+};
+
+/**
+ * struct pkt_ring - a ring of messages passed between two CPUs
+ * @full:       slots written and not yet read
+ * @empty:      slots free for the writer
+ * @slot:       the messages, accessed with plain loads and stores only
+ * @mismatches: messages the reader found torn or stale (reader-owned)
+ */
+struct pkt_ring {
+	struct psem	*full;
+	struct psem	*empty;
+	struct pkt_slot	slot[PKT_SLOTS];
+	unsigned long	mismatches;
+};
+
+static int pkt_writer_fn(struct pkt_thread *t)
+{
+	struct pkt_ring *ring = t->arg;
+	unsigned long i;
+	int err = 0;
+
+	if (!pkt_wait_step(t, 1))
+		return -EINTR;
+	for (i = 1; i <= t->iters && !pkt_aborted(t); i++) {
+		struct pkt_slot *s = &ring->slot[i % PKT_SLOTS];
+
+		pkt_note(&err, psem_acquire(ring->empty, 1));
+		s->seq = i;
+		s->val[0] = i * 3;
+		s->val[1] = ~i;
+		s->val[2] = i ^ 0xa5a5;
+		pkt_note(&err, psem_release(ring->full, 1));
+		pkt_progress(t);
+	}
+	return err;
+}
+
+static int pkt_reader_fn(struct pkt_thread *t)
+{
+	struct pkt_ring *ring = t->arg;
+	unsigned long i;
+	int err = 0;
+
+	if (!pkt_wait_step(t, 1))
+		return -EINTR;
+	for (i = 1; i <= t->iters && !pkt_aborted(t); i++) {
+		struct pkt_slot *s = &ring->slot[i % PKT_SLOTS];
+
+		pkt_note(&err, psem_acquire(ring->full, 1));
+		if (s->seq != i || s->val[0] != i * 3 || s->val[1] != ~i ||
+		    s->val[2] != (i ^ 0xa5a5))
+			ring->mismatches++;
+		pkt_note(&err, psem_release(ring->empty, 1));
+		pkt_progress(t);
+	}
+	return err;
+}
+
+/*
+ * Message passing through two psems, writer and reader on two CPUs, the
+ * messages in plain memory. With fast releases the ring of 4 slots keeps
+ * the balance of both psems positive much of the time, so about half the
+ * releases take the lock-free path; the _locked case sends all of them to
+ * the lock.
+ *
+ * What it shows: the reader finds every message whole, and on a kernel
+ * with CONFIG_KCSAN_WEAK_MEMORY, KCSAN reports a data race on the slots if
+ * the fast path's exchange lacked its release ordering: it models a plain
+ * access as delayed until the next release barrier, so the writer's stores
+ * (or the reader's loads, before it frees the slot) overlap the other
+ * side's accesses. KCSAN only delays accesses it samples, one in
+ * kcsan.skip_watch (4000 by default); lower it (e.g. to 50 through
+ * /sys/module/kcsan/parameters/skip_watch) for this test to catch a
+ * relaxed fast path in most runs.
+ *
+ * What it does not show: KCSAN does not model a missing acquire (loads
+ * hoisted above psem_take()), nor a missing release on the locked path's
+ * balance update, which the spin_unlock() that follows within a few
+ * instructions covers in KCSAN's model. x86 itself never reorders stores
+ * with stores or loads with loads, so without KCSAN a missing barrier only
+ * shows as a mismatch on weaker hardware.
+ */
+static void pkt_release_ordering(struct kunit *test, bool fast)
+{
+	struct pkt_thread tmpl = { .iters = order_iters };
+	struct pkt_thread *w, *r;
+	unsigned int cpu0, cpu1;
+	struct pkt_ring *ring;
+
+	cpu0 = cpumask_first(cpu_online_mask);
+	cpu1 = cpumask_next(cpu0, cpu_online_mask);
+	if (cpu1 >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+
+	ring = kunit_kzalloc(test, sizeof(*ring), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ring);
+	ring->full = pkt_sem(test, 0);
+	ring->empty = pkt_sem(test, PKT_SLOTS);
+	tmpl.arg = ring;
+	tmpl.n = 1;
+	psem_set_fast_release(fast);
+	pkt_stats_start();
+
+	tmpl.fn = pkt_writer_fn;
+	tmpl.sem = ring->empty;
+	w = pkt_spawn(test, &tmpl, cpu0);
+	tmpl.fn = pkt_reader_fn;
+	tmpl.sem = ring->full;
+	r = pkt_spawn(test, &tmpl, cpu1);
+	pkt_post_step(test->priv, 1);
+	pkt_reap_all(test);
+
+	KUNIT_EXPECT_EQ(test, w->ret, 0);
+	KUNIT_EXPECT_EQ(test, r->ret, 0);
+	KUNIT_EXPECT_EQ(test, ring->mismatches, 0UL);
+	PKT_EXPECT_IDLE(test, ring->full, 0);
+	PKT_EXPECT_IDLE(test, ring->empty, PKT_SLOTS);
+	/* Each path under test carried messages. */
+	if (fast)
+		KUNIT_EXPECT_GT(test, pkt_stat(PSEM_STAT_FAST_RELEASE), 0ULL);
+	else
+		PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
+	KUNIT_EXPECT_GT(test, pkt_stat(PSEM_STAT_LOCKED_RELEASE), 0ULL);
+	pkt_info_stats(test);
+}
+
+static void psem_test_release_ordering_fast(struct kunit *test)
+{
+	pkt_release_ordering(test, true);
+}
+
+static void psem_test_release_ordering_locked(struct kunit *test)
+{
+	pkt_release_ordering(test, false);
+}
+
+static struct kunit_case pkt_stress_cases[] = {
+	KUNIT_CASE(psem_test_race_mixed_fast),
+	KUNIT_CASE(psem_test_race_mixed_locked),
+	KUNIT_CASE(psem_test_flag_race_on),
+	KUNIT_CASE(psem_test_flag_race_off),
+	KUNIT_CASE(psem_test_overflow_race),
+	KUNIT_CASE(psem_test_release_ordering_fast),
+	KUNIT_CASE(psem_test_release_ordering_locked),
+	{}
+};
+
+static struct kunit_suite pkt_stress_suite = {
+	.name		= "psem_stress",
+	.init		= pkt_init,
+	.exit		= pkt_exit,
+	.test_cases	= pkt_stress_cases,
+};
+
+kunit_test_suites(&pkt_basic_suite, &pkt_release_suite, &pkt_waiters_suite,
+		  &pkt_stress_suite);
+
+MODULE_IMPORT_NS(PSEM);
+MODULE_IMPORT_NS(PSEM_KNOBS);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for psem's core semaphore");
