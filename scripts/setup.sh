@@ -6,7 +6,8 @@ set -euo pipefail
 
 pkgs=(build-essential bc bison flex libelf-dev libssl-dev dwarves cpio
       busybox-static qemu-system-x86 linux-source-6.1 sparse
-      linux-image-amd64 linux-headers-amd64 spin gnuplot-nox python3 kmod rsync xz-utils)
+      linux-image-amd64 linux-headers-amd64 spin gnuplot-nox python3 kmod rsync xz-utils
+      shellcheck)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,0 +1,88 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The QEMU guest's payload for `make check` and `make demo` (busybox sh; it
+# runs as /payload in the initramfs from scripts/mkinitramfs.sh, in /psem,
+# and refuses to run anywhere else: it loads modules).
+#
+# Loads kmod/psem.ko, then each kunit/*.ko in sorted order (their suites run
+# at load; their kernel log follows each), flips psem's debugfs switches,
+# loads examples/psem_consumer.ko, prints the stats, then unloads
+# everything. Each part of the output sits between "==== PSEM <part> ===="
+# lines for the host scripts to pick out. Exits non-zero if a step failed.
+
+if [ ! -e /payload ] || [ "$(pwd)" != /psem ]; then
+	echo "guest-psem.sh: runs only inside the psem QEMU guest" >&2
+	exit 1
+fi
+
+failed=0
+knobs=/sys/kernel/debug/psem
+part() { echo "==== PSEM $* ===="; }
+run() {
+	"$@" || { echo "guest: FAILED ($?): $*"; failed=1; return 1; }
+}
+
+part UNAME
+uname -r
+
+part LOAD
+run insmod kmod/psem.ko || exit 1
+# A KUnit module runs its suites during insmod and prints their KTAP to the
+# kernel log; each module's log goes out in full (dmesg -r: every line starts
+# with <level>, unlike the console's copy) as part "KTAP <module>". Linux
+# 6.1's debugfs results are no substitute: they lose parameterised cases.
+loaded=
+for ko in kunit/*.ko; do	# the shell sorts a glob's matches
+	[ -f "$ko" ] || continue
+	m=$(basename "$ko" .ko)
+	echo "guest: insmod $ko"
+	dmesg -c >/dev/null
+	run insmod "$ko" && loaded="$m $loaded"
+	part "KTAP $m"
+	dmesg -r
+	part "KTAP-END $m"
+done
+
+part KNOBS
+for k in fast_release contention_flag stats_enabled; do
+	if [ ! -f "$knobs/$k" ]; then
+		echo "guest: FAILED: no $knobs/$k"
+		failed=1
+		continue
+	fi
+	line="$k: $(cat "$knobs/$k")"
+	for v in 0 1; do
+		run sh -c "echo $v > $knobs/$k" && line="$line -> $(cat "$knobs/$k")"
+	done
+	echo "$line"
+done
+if err=$(sh -c "echo garbage > $knobs/fast_release" 2>&1); then
+	echo "guest: FAILED: 'echo garbage > fast_release' was accepted"
+	failed=1
+else
+	echo "echo garbage > fast_release: refused (${err##*: })"
+fi
+
+part CONSUMER
+run insmod examples/psem_consumer.ko
+dmesg | sed -n 's/^\[[^]]*\] //; /^psem_consumer:/p'
+
+part STATS
+run cat "$knobs/stats"
+
+part LSMOD
+lsmod | grep psem
+
+part UNLOAD
+run rmmod psem_consumer
+for m in $loaded; do	# newest first
+	run rmmod "$m"
+done
+run rmmod psem
+if lsmod | grep -q psem; then
+	echo "guest: FAILED: still loaded: $(lsmod | grep psem)"
+	failed=1
+else
+	echo "guest: all psem modules unloaded"
+fi
+exit "$failed"

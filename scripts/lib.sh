@@ -1,0 +1,118 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# Helpers shared by psem's host-side scripts (check.sh, demo.sh, lint.sh,
+# torture.sh, ...). Sourced, not run. Nothing here loads a module on
+# the host: modules are only built here and loaded inside QEMU guests.
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cache=${PSEM_CACHE:-/var/cache/psem}
+# shellcheck disable=SC2034 # used by the scripts that source this
+logdir=${PSEM_LOGDIR:-$cache/logs}
+
+# stage NAME... / stage_done: announce a step and report how long it took.
+stage() {
+	stage_name=$*
+	stage_t0=$SECONDS
+	echo "== $stage_name"
+}
+stage_done() {
+	echo "== $stage_name: $1 in $((SECONDS - stage_t0))s"
+}
+
+# build_modules KDIR WORK [MAKE ARGS...]: build psem.ko, the KUnit modules
+# (kernels with KUnit only) and the example consumer against KDIR in WORK, a
+# copy of the repository kept under the cache, so that builds for different
+# kernels do not clobber each other or the checkout. Incremental across runs; a
+# failed build is retried once from scratch.
+build_modules() {
+	_build_modules "$@" && return 0
+	echo "build: retrying from scratch in $2" >&2
+	rm -rf "$2" && _build_modules "$@"
+}
+_build_modules() {
+	local kdir=$1 work=$2
+	shift 2
+	mkdir -p "$work" || return 1
+	# Not rsync -a: a changed file must get a new mtime even if the
+	# checkout's copy is older than the last build's objects (a branch
+	# switch, a restore), or make would skip it. -c leaves unchanged
+	# files, and so the incremental build, alone.
+	rsync -rlpc --delete --exclude=/.git --exclude='*.o' --exclude='*.ko' \
+		--exclude='*.mod' --exclude='*.mod.c' --exclude='.*.cmd' \
+		--exclude=modules.order --exclude=Module.symvers \
+		"$top/" "$work/" || return 1
+	# Only modules this build links may be loaded: kbuild leaves behind the
+	# .ko of a module that Kbuild no longer lists.
+	find "$work" -name '*.ko' -delete || return 1
+	# (Debian's headers have no vmlinux to generate BTF from: not news.)
+	make -s -C "$work" KDIR="$kdir" "$@" all 2>&1 |
+		sed '/^Skipping BTF generation .* unavailability of vmlinux$/d'
+}
+
+# The expected KUnit suites: every `.name = "psem..."` in kunit/*.c.
+expected_suites() {
+	cat "$top"/kunit/*.c 2>/dev/null |
+		sed -n 's/.*\.name[[:space:]]*=[[:space:]]*"\(psem[A-Za-z0-9_]*\)".*/\1/p' |
+		sort -u
+}
+
+# log_part LOG NAME: the guest output between "==== PSEM NAME ====" and the
+# next marker, without the kernel's console messages that fell in between.
+log_part() {
+	tr -d '\r' <"$1" | awk -v want="==== PSEM $2 ====" '
+		$0 == want { on = 1; next }
+		/^==== PSEM/ { on = 0 }
+		on && !/^\[ *[0-9]+\.[0-9]+\] / { print }'
+}
+
+# Console lines that mean the kernel is unhappy. The stock kernel's taint
+# notes for unsigned out-of-tree modules do not match.
+splat_re='BUG:|WARNING:|Oops|general protection fault|Kernel panic|kernel panic'
+splat_re+='|possible recursive locking|possible circular locking|INFO:'
+splat_re+='|inconsistent lock state|suspicious RCU|DEBUG_LOCKS_WARN_ON|KASAN|KCSAN:'
+splat_re+='|UBSAN|ODEBUG|hung_task|blocked for more than|soft lockup|hard LOCKUP'
+splat_re+='|detected stall|Call Trace|refcount_t:|list_add corruption|list_del corruption'
+
+# scan_splats LOG: print the console lines that match splat_re (with the
+# lines around the first) and fail if there are any.
+#
+# One exception: a KCSAN report in which neither racing access is in a
+# module (every module in these guests is psem's) is a data race inside the
+# core kernel, which KCSAN_STRICT finds in Linux 6.1 on its own (at boot,
+# in hrtimers); it is listed as a note and does not fail. A race whose top
+# frame is in psem code, even code inlined from a kernel header, fails.
+scan_splats() {
+	local hits
+	hits=$(tr -d '\r' <"$1" | awk -v re="$splat_re" '
+		{ line = $0; sub(/^(<[0-9]+>)?\[ *[0-9]+\.[0-9]+\] /, "", line) }
+		kcsan {			# inside a KCSAN report
+			if (line ~ /^=+$/ && length(line) >= 20) {
+				if (!mod)
+					print "note: " NR ": KCSAN report in core kernel code only (not a psem failure): " title
+				else
+					for (i = 0; i < n; i++) print held[i]
+				kcsan = 0
+			} else if (top) {
+				if (line ~ /\]$/) mod = 1
+				top = 0
+			} else if (line ~ / to 0x[0-9a-f]+ of [0-9]+ bytes by .*:$/) {
+				top = 1
+			}
+			next
+		}
+		line ~ /^BUG: KCSAN: / {
+			kcsan = 1; mod = 0; top = 0; n = 0; title = line
+			held[n++] = NR ":" $0
+			next
+		}
+		$0 ~ re { print NR ":" $0 }
+		END { for (i = 0; kcsan && i < n; i++) print held[i] }	# cut short')
+	grep '^note: ' <<<"$hits" | sed 's/^note: /note: line /' | sort -u -t: -k3
+	hits=$(printf '%s' "$hits" | grep -v '^note: ') || return 0
+	echo "splats in $1:"
+	head -n 20 <<<"$hits" | sed 's/^/  | /'
+	local first=${hits%%:*}
+	echo "context of the first:"
+	tr -d '\r' <"$1" | sed -n "$((first > 5 ? first - 5 : 1)),$((first + 40))p" | sed 's/^/  | /'
+	return 1
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot a kernel with an initramfs from scripts/mkinitramfs.sh in QEMU, with
+# a hard time limit; the guest's serial console goes to LOG.
+#
+#   scripts/qemu-run.sh KERNEL INITRAMFS LOG [EXTRA KERNEL CMDLINE...]
+#
+# Succeeds only if the guest printed the end marker with status 0. On a
+# timeout, a panic (panic=-1 with -no-reboot ends QEMU) or a failed payload
+# it prints the tail of LOG and fails. The caller scans LOG for splats.
+#
+# Environment:
+#   PSEM_QEMU_TIMEOUT  seconds before QEMU is killed (default 600)
+#   PSEM_QEMU_SMP      virtual CPUs (default 2)
+#   PSEM_QEMU_MEM      guest memory (default 1G)
+#   PSEM_QEMU_ARGS     extra QEMU arguments, word-split (e.g. "-icount shift=0")
+#   PSEM_QEMU_KVM=1    use KVM instead of TCG (KVM guests hang on some hosts)
+set -euo pipefail
+
+[ $# -ge 3 ] || { echo "usage: qemu-run.sh KERNEL INITRAMFS LOG [CMDLINE...]" >&2; exit 2; }
+kernel=$1 initrd=$2 log=$3
+shift 3
+timeout=${PSEM_QEMU_TIMEOUT:-600}
+if [ "${PSEM_QEMU_KVM:-0}" = 1 ]; then
+	accel=(-accel kvm -cpu host)
+else
+	# shellcheck disable=SC2054 # the commas are QEMU's, not array separators
+	accel=(-accel tcg,thread=multi -cpu max)
+fi
+read -r -a extra <<<"${PSEM_QEMU_ARGS:-}"
+# One CPU per socket: the test kernels have no ACPI and find CPUs in
+# SeaBIOS's MP table, which lists only the first CPU of each socket.
+smp=${PSEM_QEMU_SMP:-2}
+
+for f in "$kernel" "$initrd"; do
+	[ -r "$f" ] || { echo "qemu-run: cannot read $f" >&2; exit 2; }
+done
+
+start=$SECONDS
+rc=0
+timeout --kill-after=10 "$timeout" \
+	qemu-system-x86_64 "${accel[@]}" -smp "$smp,sockets=$smp" \
+	-m "${PSEM_QEMU_MEM:-1G}" -nographic -no-reboot \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 log_buf_len=4M $*" \
+	"${extra[@]}" </dev/null >"$log" 2>&1 || rc=$?
+secs=$((SECONDS - start))
+
+fail() {
+	echo "qemu-run: $* ($(basename "$kernel"), ${secs}s); last lines of $log:" >&2
+	tail -n 40 "$log" | tr -d '\r' | sed 's/^/  | /' >&2
+	exit 1
+}
+case $rc in 124 | 137) fail "timed out after ${timeout}s" ;; esac
+end=$(tr -d '\r' <"$log" | sed -n 's/^==== PSEM-GUEST-END rc=\([0-9]*\) ====$/\1/p' | tail -n1)
+[ -n "$end" ] || fail "guest did not finish (QEMU exit $rc)"
+[ "$end" = 0 ] || fail "guest payload failed with status $end"
+[ "$rc" -eq 0 ] || fail "QEMU exited with status $rc"
+echo "qemu-run: $(basename "$kernel") ran in ${secs}s" >&2
