@@ -24,12 +24,11 @@ timeout=${PSEM_QEMU_TIMEOUT:-600}
 if [ "${PSEM_QEMU_KVM:-0}" = 1 ]; then
 	accel=(-accel kvm -cpu host)
 else
-	# shellcheck disable=SC2054 # the commas are QEMU's, not array separators
 	# -icount (deterministic instruction counts) refuses multi-threaded TCG.
-	case " ${PSEM_QEMU_ARGS:-} " in
-	*" -icount "*) accel=(-accel tcg,thread=single -cpu max) ;;
-	*) accel=(-accel tcg,thread=multi -cpu max) ;;
-	esac
+	tcg=multi
+	case " ${PSEM_QEMU_ARGS:-} " in *" -icount "*) tcg=single ;; esac
+	# shellcheck disable=SC2054 # the commas are QEMU's, not array separators
+	accel=(-accel "tcg,thread=$tcg" -cpu max)
 fi
 read -r -a extra <<<"${PSEM_QEMU_ARGS:-}"
 # One CPU per socket: the test kernels have no ACPI and find CPUs in
