@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make check`: psem's whole test run. Never loads anything on the host.
 #
-#   1. scripts/setup.sh, then scripts/lint.sh;
+#   1. scripts/setup.sh, scripts/lint.sh, then the spin model
+#      (scripts/check-model.sh);
 #   2. for the debug (lockdep, KASAN) and KCSAN test kernels: build the
 #      kernel (cached) and the modules, boot it in QEMU, load psem.ko, every
 #      kunit/*.ko and the example consumer, flip the debugfs switches, unload;
@@ -14,7 +15,8 @@
 # both test kernels, F failed or crashed tests plus failed steps.
 #
 # Environment: PSEM_CHECK_KERNELS (default "debug kcsan"), PSEM_CHECK_STOCK=0
-# to skip the stock kernel, PSEM_CHECK_LINT=0 to skip lint, PSEM_CACHE,
+# to skip the stock kernel, PSEM_CHECK_LINT=0 to skip lint,
+# PSEM_CHECK_MODEL=0 to skip the spin model, PSEM_CACHE,
 # PSEM_LOGDIR, and qemu-run.sh's PSEM_QEMU_*.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -131,6 +133,11 @@ stage_done ok
 if [ "${PSEM_CHECK_LINT:-1}" != 0 ]; then
 	stage "lint"
 	if bash "$top/scripts/lint.sh"; then stage_done ok; else fail_step lint; fi
+fi
+
+if [ "${PSEM_CHECK_MODEL:-1}" != 0 ]; then
+	stage "spin model"
+	if bash "$top/scripts/check-model.sh"; then stage_done ok; else fail_step "spin model"; fi
 fi
 
 for flavour in ${PSEM_CHECK_KERNELS:-debug kcsan}; do
