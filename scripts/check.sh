@@ -8,7 +8,8 @@
 #      kernel (cached) and the modules, boot it in QEMU, load psem.ko, every
 #      kunit/*.ko and the example consumer, flip the debugfs switches, unload;
 #      parse the KTAP the KUnit modules logged with the kernel's kunit.py;
-#   3. Debian's stock kernel: build against its headers, boot it, load and
+#   3. psem_torture.ko on both test kernels (scripts/torture.sh);
+#   4. Debian's stock kernel: build against its headers, boot it, load and
 #      unload psem.ko and the consumer the same way.
 # Any splat on a console, a failed or missing suite, or a failed step fails
 # the run. The last line is "N passed, F failed": N KUnit tests passed over
@@ -16,7 +17,8 @@
 #
 # Environment: PSEM_CHECK_KERNELS (default "debug kcsan"), PSEM_CHECK_STOCK=0
 # to skip the stock kernel, PSEM_CHECK_LINT=0 to skip lint,
-# PSEM_CHECK_MODEL=0 to skip the spin model, PSEM_CACHE,
+# PSEM_CHECK_MODEL=0 to skip the spin model, PSEM_CHECK_TORTURE=0 to skip
+# the torture (PSEM_CHECK_TORTURE_S: its length, default 60), PSEM_CACHE,
 # PSEM_LOGDIR, and qemu-run.sh's PSEM_QEMU_*.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -155,6 +157,16 @@ for flavour in ${PSEM_CHECK_KERNELS:-debug kcsan}; do
 	run_kernel "$flavour" "$kdir/arch/x86/boot/bzImage" "$kdir" || rc=$?
 	if [ $rc = 0 ]; then stage_done ok; else fail_step "$flavour kernel" $rc; fi
 done
+
+if [ "${PSEM_CHECK_TORTURE:-1}" != 0 ]; then
+	stage "torture (${PSEM_CHECK_TORTURE_S:-60}s per kernel, then the busted lock)"
+	if PSEM_TORTURE_KERNELS="${PSEM_CHECK_KERNELS:-debug kcsan}" KDIR= \
+	   bash "$top/scripts/torture.sh" "" "${PSEM_CHECK_TORTURE_S:-60}"; then
+		stage_done ok
+	else
+		fail_step torture
+	fi
+fi
 
 if [ "${PSEM_CHECK_STOCK:-1}" != 0 ]; then
 	stage "stock kernel: modules, boot, load/unload"

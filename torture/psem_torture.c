@@ -1,0 +1,1831 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * psem_torture: a locktorture-style stress test for psem and the locks built
+ * on it. Load it only inside a throw-away guest (scripts/torture.sh).
+ *
+ * Loading starts a controller thread that runs one phase after another and
+ * returns at once; the test ends by itself after duration_s seconds with
+ *
+ *   psem_torture: End of test: SUCCESS      (or FAILURE)
+ *   psem_torture: ops sem=N rwlock=N mutex=N max_wait_ms=N violations=N
+ *
+ * and the module stays loaded until rmmod, which also stops a test early.
+ *
+ * Phases (torture_type):
+ *
+ *   sem     nthreads_per_cpu threads per CPU, each bound to its CPU, run random
+ *           mixes of every psem call on one psem of @permits permits: the
+ *           four acquires (plain, interruptible, killable, timeout), try,
+ *           drain, reduce (re-added later by a release), release and
+ *           release_all_held, with random counts and hold times. Each thread
+ *           accounts what it holds; the bounds (nobody holds or sees more
+ *           than @permits) are checked after every call, and conservation
+ *           (held + available - debt + reduced == permits) exactly whenever
+ *           all threads are paused.
+ *   rwlock  readers and writers on a psem_rwlock (all lock variants and
+ *           downgrade): a writer never overlaps a reader or another writer,
+ *           checked in every critical section, which also checks shared data
+ *           written only by writers.
+ *   mutex   the same for psem_mutex: never two holders, no lost update.
+ *   all     (default) sem, rwlock and mutex, each for a third of duration_s.
+ *   busted  a deliberately broken mutex (a failed trylock proceeds anyway)
+ *           and rwlock (a writer takes one permit instead of all): the test
+ *           must see violations and ends "FAILURE (expected)".
+ *
+ * Beside the workers, each phase runs a monitor (bounds, the balance/waiter
+ * invariant under the queue lock, a lost wake-up watchdog, periodic stats),
+ * optionally a thread that sends SIGUSR1 to interruptible waiters
+ * (signal_ms), and a CPU hotplug thread (hotplug=1). Every stutter_s seconds
+ * all workers pause together: that is when conservation is checked and
+ * psem's fast-release and contention-flag switches are flipped.
+ *
+ * Every broken rule prints "psem_torture: VIOLATION: ..." (rate-limited)
+ * and is counted; any violation makes the test a FAILURE.
+ */
+
+#include <linux/atomic.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/jiffies.h>
+#include <linux/kcsan-checks.h>
+#include <linux/kernel.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/prandom.h>
+#include <linux/random.h>
+#include <linux/ratelimit.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/signal.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+
+#include "psem.h"
+#include "psem_knobs.h"
+#include "psem_mutex.h"
+#include "psem_rwlock.h"
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Torture test for psem, psem_rwlock and psem_mutex");
+MODULE_AUTHOR("The psem developers");
+MODULE_IMPORT_NS(PSEM);
+MODULE_IMPORT_NS(PSEM_KNOBS);
+
+static char *torture_type = "all";
+module_param(torture_type, charp, 0444);
+MODULE_PARM_DESC(torture_type, "all (default), sem, rwlock, mutex or busted");
+
+static int duration_s = 60;
+module_param(duration_s, int, 0444);
+MODULE_PARM_DESC(duration_s, "Length of the whole test in seconds (1..3600)");
+
+static int nthreads_per_cpu = 2;
+module_param(nthreads_per_cpu, int, 0444);
+MODULE_PARM_DESC(nthreads_per_cpu, "Worker threads per online CPU (1..16)");
+
+static int permits = 8;
+module_param(permits, int, 0444);
+MODULE_PARM_DESC(permits, "Permits of the semaphore phase's psem (1..1024)");
+
+static int stutter_s = 5;
+module_param(stutter_s, int, 0444);
+MODULE_PARM_DESC(stutter_s, "Pause all workers every N seconds and check conservation (0=off, ..3600)");
+
+static int signal_ms = 50;
+module_param(signal_ms, int, 0444);
+MODULE_PARM_DESC(signal_ms, "Send SIGUSR1 to an interruptible waiter every N ms (0=off, ..60000)");
+
+static int hotplug;
+module_param(hotplug, int, 0444);
+MODULE_PARM_DESC(hotplug, "Offline and online a CPU every few seconds (0/1)");
+
+static int flip_knobs = 1;
+module_param(flip_knobs, int, 0444);
+MODULE_PARM_DESC(flip_knobs, "Flip psem's fast_release and contention_flag switches while paused (0/1)");
+
+static int wait_bound_s = 20;
+module_param(wait_bound_s, int, 0444);
+MODULE_PARM_DESC(wait_bound_s, "Lost wake-up watchdog: longest wait with enough permits available (1..3600)");
+
+static int stat_interval_s = 10;
+module_param(stat_interval_s, int, 0444);
+MODULE_PARM_DESC(stat_interval_s, "Print a stats line every N seconds (0=off, ..3600)");
+
+static ulong seed;
+module_param(seed, ulong, 0444);
+MODULE_PARM_DESC(seed, "Random seed (0: a random one, printed at start)");
+
+/* Printing: every line starts with the tag; the busted run has its own. */
+static const char *tt_tag = "psem_torture";
+
+#define tt_alert(fmt, ...) pr_alert("%s: " fmt, tt_tag, ##__VA_ARGS__)
+#define tt_info(fmt, ...) pr_info("%s: " fmt, tt_tag, ##__VA_ARGS__)
+
+enum tt_phase_id {
+	TT_SEM,
+	TT_RWLOCK,
+	TT_MUTEX,
+	TT_BUSTED_MUTEX,
+	TT_BUSTED_RWLOCK,
+	TT_NR_PHASES,
+};
+
+static const char *const tt_phase_names[TT_NR_PHASES] = {
+	[TT_SEM]		= "sem",
+	[TT_RWLOCK]		= "rwlock",
+	[TT_MUTEX]		= "mutex",
+	[TT_BUSTED_MUTEX]	= "mutex",
+	[TT_BUSTED_RWLOCK]	= "rwlock",
+};
+
+/* How a worker takes a lock or permits. */
+enum tt_how {
+	TT_PLAIN,
+	TT_INTR,
+	TT_KILL,
+	TT_TRY,
+	TT_TIMEOUT,
+	TT_NR_HOW,
+};
+
+static const char *const tt_how_names[TT_NR_HOW] = {
+	[TT_PLAIN]	= "plain",
+	[TT_INTR]	= "interruptible",
+	[TT_KILL]	= "killable",
+	[TT_TRY]	= "try",
+	[TT_TIMEOUT]	= "timeout",
+};
+
+/**
+ * struct tt_thread - one worker
+ * @task:       the kthread
+ * @id:         index in tt_thr[]
+ * @rnd:        its own pseudo-random state
+ * @held:       sem phase: permits it holds now
+ * @hold_ops:   sem phase: steps since it last held nothing
+ * @taken:      busted mutex: whether its "lock" got the permit
+ * @waiting:    in a sleeping acquire now (for the monitor and signaller)
+ * @wait_intr:  ... and that acquire is interruptible
+ * @wait_sem:   the psem it waits on
+ * @wait_need:  the permits it asked for
+ * @wait_start: jiffies when the wait began
+ * @wait_t0:    the same, private to the thread
+ * @wd_start:   monitor only: the wait it last looked at
+ * @wd_strikes: monitor only: consecutive looks at an overdue wait with
+ *              enough permits available
+ * @wd_flags:   monitor only: what it already reported about that wait
+ * @ops:        completed steps
+ * @eintr:     interruptible waits ended by a signal
+ * @etime:      timed waits that ran out
+ * @busy:       trylocks and try_acquires that failed
+ * @ovf:        overflow checks done
+ * @max_wait:   the longest completed wait, in jiffies
+ */
+struct tt_thread {
+	struct task_struct	*task;
+	int			id;
+	struct rnd_state	rnd;
+	atomic_long_t		held;
+	unsigned int		hold_ops;
+	bool			taken;
+	bool			waiting;
+	bool			wait_intr;
+	struct psem		*wait_sem;
+	long			wait_need;
+	unsigned long		wait_start;
+	unsigned long		wait_t0;
+	unsigned long		wd_start;
+	unsigned int		wd_strikes;
+	unsigned int		wd_flags;
+	unsigned long		ops;
+	unsigned long		eintr;
+	unsigned long		etime;
+	unsigned long		busy;
+	unsigned long		ovf;
+	unsigned long		max_wait;
+};
+
+#define TT_WD_LONG	1	/* printed that the wait is long */
+#define TT_WD_LOST	2	/* reported a lost wake-up */
+
+/* The objects under test. */
+static struct psem tt_sem;		/* sem phase */
+static struct psem_rwlock tt_rw;	/* rwlock phase */
+static struct psem_mutex tt_mx;		/* mutex phase */
+static struct psem tt_bsem;		/* busted phases */
+static struct psem tt_ovf;		/* overflow checks: balance near the top */
+static struct psem tt_ovf_debt;		/* overflow checks: debt near the top */
+
+#define TT_OVF_SLACK		3
+#define TT_BUSTED_RW_FULL	0x100000L	/* 2^20 */
+#define TT_DATA_WORDS		4
+
+/* What the critical sections share. */
+static unsigned long tt_data[TT_DATA_WORDS];	/* written by exclusive holders */
+static unsigned long tt_cs_count;		/* ++ in each exclusive section */
+static atomic_long_t tt_cs_expected;		/* exclusive sections entered */
+static atomic_t tt_readers;
+static atomic_t tt_writers;
+static bool tt_marked;	/* busted: marked accesses, so that KCSAN stays quiet */
+
+/* Sem phase accounting. */
+static atomic_long_t tt_held_total;	/* sum of tt_thread.held */
+static atomic_long_t tt_reduced;	/* reduced and not yet re-added */
+
+/* The run. */
+static struct task_struct *tt_ctl;
+static struct tt_thread *tt_thr;
+static int tt_nthr;
+static int tt_phases[TT_NR_PHASES];
+static int tt_nphases;
+static bool tt_busted;
+static enum tt_phase_id tt_phase;
+static const struct tt_lock_ops *tt_ops;
+static bool tt_phase_stop;
+static bool tt_abandoned;	/* workers left stuck in a broken psem */
+static atomic_t tt_finished;
+static struct rnd_state tt_ctl_rnd;	/* the controller's */
+static struct rnd_state tt_sig_rnd;	/* the signaller's */
+static int tt_ncpus;
+
+static atomic_t tt_violations;
+static atomic64_t tt_expected_refusals;
+static atomic_long_t tt_signals;
+static atomic_long_t tt_hotplug_off;
+static atomic_long_t tt_hotplug_fail;
+static unsigned long tt_phase_ops[TT_NR_PHASES];
+static unsigned long tt_max_wait;	/* jiffies, over all phases */
+static unsigned long tt_stutters;
+static unsigned long tt_knob_flips;
+
+static DECLARE_WAIT_QUEUE_HEAD(tt_worker_wq);	/* workers wait here */
+static DECLARE_WAIT_QUEUE_HEAD(tt_ctl_wq);	/* the controller waits here */
+
+/*
+ * Stutter: tt_stut is gen << 2 | stage; stage 0 runs, 1 pauses with nothing
+ * held, 2 (sem phase) pauses after taking some permits without waiting.
+ * Written under tt_stut_lock together with the arrival counts.
+ */
+static DEFINE_SPINLOCK(tt_stut_lock);
+static unsigned int tt_stut;
+static int tt_arrived[3];
+static unsigned int tt_gen;
+
+static DEFINE_RATELIMIT_STATE(tt_viol_rs, 5 * HZ, 20);
+
+/* Counts a violation and reports it (rate-limited). */
+static __printf(1, 2) void tt_viol_err(const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	atomic_inc(&tt_violations);
+	if (!__ratelimit(&tt_viol_rs))
+		return;
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_err("%s: VIOLATION: %pV", tt_tag, &vaf);
+	va_end(args);
+}
+
+static u32 tt_rand(struct tt_thread *t, u32 n)
+{
+	return prandom_u32_state(&t->rnd) % n;
+}
+
+static void tt_inc(unsigned long *counter)
+{
+	WRITE_ONCE(*counter, *counter + 1);
+}
+
+static unsigned int tt_j2ms(unsigned long j)
+{
+	return jiffies_to_msecs(j);
+}
+
+/* A short random pause inside a critical section or while holding permits. */
+static void tt_hold_delay(struct tt_thread *t)
+{
+	u32 r = tt_rand(t, 64);
+
+	if (!r)
+		msleep(1 + tt_rand(t, 4));	/* jiffies-based: no hrtimer */
+	else if (r < 8)
+		cond_resched();
+	else
+		udelay(tt_rand(t, 20));
+}
+
+static void tt_wait_begin(struct tt_thread *t, struct psem *sem, long need,
+			  bool intr)
+{
+	WRITE_ONCE(t->wait_sem, sem);
+	WRITE_ONCE(t->wait_need, need);
+	WRITE_ONCE(t->wait_intr, intr);
+	t->wait_t0 = jiffies;
+	WRITE_ONCE(t->wait_start, t->wait_t0);
+	/* Publishes the fields above to the monitor's load-acquire. */
+	smp_store_release(&t->waiting, true);
+}
+
+static void tt_wait_end(struct tt_thread *t)
+{
+	unsigned long waited = jiffies - t->wait_t0;
+
+	WRITE_ONCE(t->waiting, false);
+	if (waited > t->max_wait)
+		WRITE_ONCE(t->max_wait, waited);
+}
+
+/* Signals are only for interruptible waits: drop any left over. */
+static void tt_flush_signals(void)
+{
+	if (signal_pending(current))
+		flush_signals(current);
+}
+
+/*
+ * The design's invariant, checked exactly: under the queue lock, a linked
+ * waiter or an owed debt means a zero balance (zero cannot change while the
+ * lock is held). White-box: this reads psem's queue, which only a test may.
+ */
+static void tt_check_invariant(struct psem *sem, const char *what)
+{
+	unsigned long flags, debt;
+	bool waiters;
+	long bal;
+
+	spin_lock_irqsave(&sem->wq.lock, flags);
+	/* Under the queue lock: the list cannot change, no barrier needed. */
+	waiters = waitqueue_active(&sem->wq);
+	debt = psem_debt(sem);
+	bal = psem_available(sem);
+	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	if ((waiters || debt) && bal)
+		tt_viol_err("%s: balance %ld while %s (queue lock held)\n",
+			    what, bal, waiters ? "a waiter is linked" : "debt is owed");
+}
+
+static bool tt_has_waiters(struct psem *sem)
+{
+	unsigned long flags;
+	bool waiters;
+
+	spin_lock_irqsave(&sem->wq.lock, flags);
+	/* Under the queue lock, as above. */
+	waiters = waitqueue_active(&sem->wq);
+	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	return waiters;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Overflow and refused calls, on psems of their own.                      */
+
+static void tt_expect_refusals(const char *what, u64 before, u64 n)
+{
+	u64 now = psem_warn_count();
+
+	atomic64_add(n, &tt_expected_refusals);
+	if (now != before + n)
+		tt_viol_err("refusals: %s: psem counted %llu refusals, expected %llu\n",
+			    what, now - before, n);
+}
+
+static void tt_expect_ret(const char *what, long ret, long want)
+{
+	if (ret != want)
+		tt_viol_err("refusals: %s returned %ld, expected %ld\n", what, ret, want);
+}
+
+static void tt_expect_balance(const char *what, struct psem *sem, long bal,
+			      unsigned long debt)
+{
+	long b = psem_available(sem);
+	unsigned long d = psem_debt(sem);
+
+	if (b != bal || d != debt)
+		tt_viol_err("overflow: after %s: balance %ld debt %lu, expected %ld and %lu (permit from nowhere?)\n",
+			    what, b, d, bal, debt);
+}
+
+/*
+ * Releases that would overflow the balance, and reductions that would
+ * overflow the debt, must be refused with -EOVERFLOW and change nothing;
+ * negative counts with -EINVAL. Quiet warnings are on for the whole run, so
+ * each refusal is only counted, and the count must match exactly.
+ */
+static void tt_overflow_check(struct tt_thread *t)
+{
+	const long base = PSEM_MAX_PERMITS - TT_OVF_SLACK;
+	long n = TT_OVF_SLACK + 1 + (t ? tt_rand(t, 1000) : 0);
+	u64 w;
+
+	tt_expect_balance("(start)", &tt_ovf, base, 0);
+
+	w = psem_warn_count();
+	tt_expect_ret("psem_release(overflow)", psem_release(&tt_ovf, n), -EOVERFLOW);
+	tt_expect_balance("psem_release(overflow)", &tt_ovf, base, 0);
+	tt_expect_ret("psem_release_all_held(overflow)",
+		      psem_release_all_held(&tt_ovf, n), -EOVERFLOW);
+	tt_expect_balance("psem_release_all_held(overflow)", &tt_ovf, base, 0);
+	tt_expect_ret("psem_release(PSEM_MAX_PERMITS)",
+		      psem_release(&tt_ovf, PSEM_MAX_PERMITS), -EOVERFLOW);
+	tt_expect_balance("psem_release(PSEM_MAX_PERMITS)", &tt_ovf, base, 0);
+	tt_expect_refusals("balance overflow", w, 3);
+
+	/* Exactly up to the top is fine; one more is not. */
+	w = psem_warn_count();
+	tt_expect_ret("psem_release(fill)", psem_release(&tt_ovf, TT_OVF_SLACK), 0);
+	tt_expect_balance("psem_release(fill)", &tt_ovf, PSEM_MAX_PERMITS, 0);
+	tt_expect_ret("psem_release(1 at the top)", psem_release(&tt_ovf, 1), -EOVERFLOW);
+	tt_expect_ret("psem_release_all_held(1 at the top)",
+		      psem_release_all_held(&tt_ovf, 1), -EOVERFLOW);
+	tt_expect_balance("release at the top", &tt_ovf, PSEM_MAX_PERMITS, 0);
+	if (!psem_try_acquire(&tt_ovf, TT_OVF_SLACK))
+		tt_viol_err("overflow: try_acquire(%d) failed on a full balance\n",
+			    TT_OVF_SLACK);
+	tt_expect_balance("try_acquire after the top", &tt_ovf, base, 0);
+	tt_expect_refusals("balance at the top", w, 2);
+
+	/* Negative counts. */
+	w = psem_warn_count();
+	tt_expect_ret("psem_release(-1)", psem_release(&tt_ovf, -1), -EINVAL);
+	tt_expect_ret("psem_release_all_held(-5)", psem_release_all_held(&tt_ovf, -5), -EINVAL);
+	tt_expect_ret("psem_try_acquire(-1)", psem_try_acquire(&tt_ovf, -1), false);
+	tt_expect_ret("psem_drain(-1)", psem_drain(&tt_ovf, -1), 0);
+	tt_expect_ret("psem_reduce(-1)", psem_reduce(&tt_ovf, -1), -EINVAL);
+	tt_expect_ret("psem_acquire_timeout(-1)", psem_acquire_timeout(&tt_ovf, -1, 1), -EINVAL);
+	tt_expect_balance("negative counts", &tt_ovf, base, 0);
+	tt_expect_refusals("negative counts", w, 6);
+
+	/* The debt: up to PSEM_MAX_PERMITS, not one more. */
+	w = psem_warn_count();
+	tt_expect_balance("(debt start)", &tt_ovf_debt, 0, 0);
+	tt_expect_ret("psem_reduce(MAX - 1)", psem_reduce(&tt_ovf_debt, PSEM_MAX_PERMITS - 1), 0);
+	tt_expect_balance("psem_reduce(MAX - 1)", &tt_ovf_debt, 0, PSEM_MAX_PERMITS - 1);
+	tt_expect_ret("psem_reduce(2) on debt MAX - 1", psem_reduce(&tt_ovf_debt, 2), -EOVERFLOW);
+	tt_expect_balance("psem_reduce(2) on debt MAX - 1", &tt_ovf_debt, 0,
+			  PSEM_MAX_PERMITS - 1);
+	tt_expect_ret("psem_reduce(1) on debt MAX - 1", psem_reduce(&tt_ovf_debt, 1), 0);
+	tt_expect_balance("psem_reduce(1) on debt MAX - 1", &tt_ovf_debt, 0, PSEM_MAX_PERMITS);
+	tt_expect_ret("psem_release(MAX) paying the debt",
+		      psem_release(&tt_ovf_debt, PSEM_MAX_PERMITS), 0);
+	tt_expect_balance("psem_release(MAX) paying the debt", &tt_ovf_debt, 0, 0);
+	tt_expect_refusals("debt overflow", w, 1);
+
+	if (t)
+		tt_inc(&t->ovf);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The semaphore phase.                                                    */
+
+static void tt_sem_hold(struct tt_thread *t, long n)
+{
+	long total;
+
+	if (!n)
+		return;
+	atomic_long_add(n, &t->held);
+	total = atomic_long_add_return(n, &tt_held_total);
+	if (total > permits)
+		tt_viol_err("sem: threads hold %ld permits, only %d exist\n", total, permits);
+}
+
+/* Returns @n permits. The accounting drops before the release. */
+static void tt_sem_put(struct tt_thread *t, long n, bool all_held)
+{
+	int ret;
+
+	atomic_long_sub(n, &t->held);
+	atomic_long_sub(n, &tt_held_total);
+	ret = all_held ? psem_release_all_held(&tt_sem, n) : psem_release(&tt_sem, n);
+	if (ret)
+		tt_viol_err("sem: %s(%ld) returned %d\n",
+			    all_held ? "psem_release_all_held" : "psem_release", n, ret);
+}
+
+static void tt_sem_put_all(struct tt_thread *t)
+{
+	long n = atomic_long_read(&t->held);
+
+	if (n)
+		tt_sem_put(t, n, tt_rand(t, 2));
+	t->hold_ops = 0;
+}
+
+static void tt_sem_check(struct tt_thread *t)
+{
+	long avail = psem_available(&tt_sem);
+	long mine = atomic_long_read(&t->held);
+	long total = atomic_long_read(&tt_held_total);
+	unsigned long debt = psem_debt(&tt_sem);
+
+	if (avail < 0 || avail > permits)
+		tt_viol_err("sem: %ld permits available, only %d exist\n", avail, permits);
+	if (mine < 0 || mine > permits)
+		tt_viol_err("sem: thread %d holds %ld of %d permits\n", t->id, mine, permits);
+	if (total < 0 || total > permits)
+		tt_viol_err("sem: threads hold %ld of %d permits\n", total, permits);
+	/* Each thread has at most one reduction of <= permits outstanding. */
+	if (debt > (unsigned long)permits * tt_nthr)
+		tt_viol_err("sem: debt %lu exceeds what %d threads can owe\n", debt, tt_nthr);
+}
+
+/* A sleeping acquire: only with nothing held, except timed ones. */
+static void tt_sem_acquire(struct tt_thread *t)
+{
+	long held = atomic_long_read(&t->held);
+	long room = permits - held;
+	enum tt_how how;
+	long n, to = 0;
+	int ret;
+
+	how = tt_rand(t, 4) ? tt_rand(t, 3) : TT_TIMEOUT;	/* PLAIN..KILL */
+	if (held)
+		how = TT_TIMEOUT;
+	if (how == TT_TIMEOUT && (!room || !tt_rand(t, 32)))
+		n = permits + 1 + tt_rand(t, permits);	/* can never be met */
+	else
+		n = 1 + tt_rand(t, room);
+
+	tt_wait_begin(t, &tt_sem, n, how == TT_INTR);
+	switch (how) {
+	case TT_PLAIN:
+		ret = psem_acquire(&tt_sem, n);
+		break;
+	case TT_INTR:
+		ret = psem_acquire_interruptible(&tt_sem, n);
+		break;
+	case TT_KILL:
+		ret = psem_acquire_killable(&tt_sem, n);
+		break;
+	default:
+		to = tt_rand(t, 5);	/* jiffies: short, 0 only tries */
+		ret = psem_acquire_timeout(&tt_sem, n, to);
+		break;
+	}
+	tt_wait_end(t);
+
+	if (!ret) {
+		if (n > room)
+			tt_viol_err("sem: %s acquire of %ld succeeded while holding %ld of %d\n",
+				    tt_how_names[how], n, held, permits);
+		tt_sem_hold(t, n);
+	} else if (ret == -EINTR && how == TT_INTR) {
+		tt_inc(&t->eintr);
+		tt_flush_signals();
+	} else if (ret == -ETIME && how == TT_TIMEOUT) {
+		tt_inc(&t->etime);
+	} else {
+		tt_viol_err("sem: %s acquire of %ld (timeout %ld) returned %d\n",
+			    tt_how_names[how], n, to, ret);
+	}
+}
+
+static void tt_sem_try(struct tt_thread *t)
+{
+	long room = permits - atomic_long_read(&t->held);
+	long n = room && tt_rand(t, 16) ? 1 + tt_rand(t, room) : permits + 1;
+
+	if (psem_try_acquire(&tt_sem, n)) {
+		if (n > room)
+			tt_viol_err("sem: try_acquire(%ld) succeeded with at most %ld free\n",
+				    n, room);
+		tt_sem_hold(t, n);
+	} else {
+		tt_inc(&t->busy);
+	}
+}
+
+static void tt_sem_drain(struct tt_thread *t)
+{
+	long up_to = 1 + tt_rand(t, permits + 2);
+	long got = psem_drain(&tt_sem, up_to);
+
+	if (got < 0 || got > up_to || got > permits - atomic_long_read(&t->held))
+		tt_viol_err("sem: psem_drain(%ld) returned %ld\n", up_to, got);
+	tt_sem_hold(t, got);
+}
+
+/* Reduce, hold the reduction a little, then re-add it with a release. */
+static void tt_sem_reduce(struct tt_thread *t)
+{
+	long n = 1 + tt_rand(t, permits);
+	bool all_held = tt_rand(t, 2);
+	int ret;
+
+	atomic_long_add(n, &tt_reduced);
+	ret = psem_reduce(&tt_sem, n);
+	if (ret) {
+		tt_viol_err("sem: psem_reduce(%ld) returned %d\n", n, ret);
+		atomic_long_sub(n, &tt_reduced);
+		return;
+	}
+	udelay(tt_rand(t, 10));
+	tt_sem_check(t);
+	ret = all_held ? psem_release_all_held(&tt_sem, n) : psem_release(&tt_sem, n);
+	if (ret)
+		tt_viol_err("sem: re-adding %ld reduced permits returned %d\n", n, ret);
+	atomic_long_sub(n, &tt_reduced);
+}
+
+/* n == 0 is an immediate success that changes nothing. */
+static void tt_sem_zero(struct tt_thread *t)
+{
+	if (!psem_try_acquire(&tt_sem, 0))
+		tt_viol_err("sem: psem_try_acquire(0) failed\n");
+	if (psem_release(&tt_sem, 0) || psem_release_all_held(&tt_sem, 0) ||
+	    psem_reduce(&tt_sem, 0) || psem_drain(&tt_sem, 0) ||
+	    psem_acquire(&tt_sem, 0) || psem_acquire_timeout(&tt_sem, 0, 0))
+		tt_viol_err("sem: a call with count 0 did not return 0\n");
+}
+
+/*
+ * Many single-permit try_acquire/release pairs in a row: traffic on the
+ * balance word, so that fast releases race with each other and with the
+ * locked path (which is what trips the contention flag).
+ */
+static void tt_sem_juggle(struct tt_thread *t)
+{
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		if (!psem_try_acquire(&tt_sem, 1))
+			continue;
+		tt_sem_hold(t, 1);
+		tt_sem_put(t, 1, !tt_rand(t, 4));
+	}
+}
+
+static void tt_sem_release(struct tt_thread *t)
+{
+	long held = atomic_long_read(&t->held);
+
+	if (!held)
+		return;
+	tt_sem_put(t, tt_rand(t, 4) ? 1 + tt_rand(t, held) : held, tt_rand(t, 2));
+	if (!atomic_long_read(&t->held))
+		t->hold_ops = 0;
+}
+
+static void tt_sem_step(struct tt_thread *t)
+{
+	long held = atomic_long_read(&t->held);
+	u32 r = tt_rand(t, 100);
+
+	if (held && ++t->hold_ops > 8) {
+		tt_sem_put_all(t);	/* bounded hold: waiters make progress */
+	} else if (!held) {
+		if (r < 45)
+			tt_sem_acquire(t);
+		else if (r < 65)
+			tt_sem_try(t);
+		else if (r < 75)
+			tt_sem_drain(t);
+		else if (r < 87)
+			tt_sem_reduce(t);
+		else if (r < 89)
+			tt_sem_zero(t);
+		else if (r < 97)
+			tt_sem_juggle(t);
+	} else {
+		if (r < 40)
+			tt_sem_release(t);
+		else if (r < 55)
+			tt_sem_try(t);
+		else if (r < 70)
+			tt_sem_acquire(t);
+		else if (r < 75)
+			tt_sem_drain(t);
+		else if (r < 85)
+			tt_sem_reduce(t);
+		else if (r < 95)
+			tt_sem_juggle(t);
+	}
+	if (!t->id && !(t->ops % 128))
+		tt_overflow_check(t);
+	if (!(t->ops % 32))
+		tt_check_invariant(&tt_sem, "sem");
+	tt_sem_check(t);
+	tt_hold_delay(t);
+}
+
+/* Stutter stage 2: take some permits without waiting, and keep them. */
+static void tt_sem_take_some(struct tt_thread *t)
+{
+	long n = 1 + tt_rand(t, permits);
+
+	switch (tt_rand(t, 3)) {
+	case 0:
+		break;
+	case 1:
+		if (psem_try_acquire(&tt_sem, n))
+			tt_sem_hold(t, n);
+		break;
+	default:
+		tt_sem_hold(t, psem_drain(&tt_sem, n));
+		break;
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* The lock phases.                                                        */
+
+/**
+ * struct tt_lock_ops - a lock under test
+ * @wlock:        take it exclusively; 0, -EINTR, or -EBUSY (trylock failed)
+ * @wunlock:      release an exclusive hold
+ * @rlock:        take it shared (NULL: a mutex)
+ * @runlock:      release a shared hold
+ * @downgrade:    turn an exclusive hold into a shared one (NULL: none)
+ * @sem:          the psem underneath, for the checks
+ * @full:         its balance while nobody holds the lock
+ * @busted:       a deliberately broken lock
+ */
+struct tt_lock_ops {
+	int (*wlock)(struct tt_thread *t, enum tt_how how);
+	void (*wunlock)(struct tt_thread *t);
+	int (*rlock)(struct tt_thread *t, enum tt_how how);
+	void (*runlock)(struct tt_thread *t);
+	void (*downgrade)(struct tt_thread *t);
+	struct psem *sem;
+	long full;
+	bool busted;
+};
+
+static int tt_rw_write_lock(struct tt_thread *t, enum tt_how how)
+{
+	int ret = 0;
+
+	if (how == TT_TRY)
+		return psem_write_trylock(&tt_rw) ? 0 : -EBUSY;
+	tt_wait_begin(t, &tt_rw.sem, PSEM_RWLOCK_MAX_READERS, how == TT_INTR);
+	if (how == TT_INTR)
+		ret = psem_write_lock_interruptible(&tt_rw);
+	else if (how == TT_KILL)
+		ret = psem_write_lock_killable(&tt_rw);
+	else
+		psem_write_lock(&tt_rw);
+	tt_wait_end(t);
+	return ret;
+}
+
+static void tt_rw_write_unlock(struct tt_thread *t)
+{
+	psem_write_unlock(&tt_rw);
+}
+
+static int tt_rw_read_lock(struct tt_thread *t, enum tt_how how)
+{
+	int ret = 0;
+
+	if (how == TT_TRY)
+		return psem_read_trylock(&tt_rw) ? 0 : -EBUSY;
+	tt_wait_begin(t, &tt_rw.sem, 1, how == TT_INTR);
+	if (how == TT_INTR)
+		ret = psem_read_lock_interruptible(&tt_rw);
+	else if (how == TT_KILL)
+		ret = psem_read_lock_killable(&tt_rw);
+	else
+		psem_read_lock(&tt_rw);
+	tt_wait_end(t);
+	return ret;
+}
+
+static void tt_rw_read_unlock(struct tt_thread *t)
+{
+	psem_read_unlock(&tt_rw);
+}
+
+static void tt_rw_downgrade(struct tt_thread *t)
+{
+	psem_downgrade_write(&tt_rw);
+}
+
+static const struct tt_lock_ops tt_rwlock_ops = {
+	.wlock		= tt_rw_write_lock,
+	.wunlock	= tt_rw_write_unlock,
+	.rlock		= tt_rw_read_lock,
+	.runlock	= tt_rw_read_unlock,
+	.downgrade	= tt_rw_downgrade,
+	.sem		= &tt_rw.sem,
+	.full		= PSEM_RWLOCK_MAX_READERS,
+};
+
+static int tt_mx_lock(struct tt_thread *t, enum tt_how how)
+{
+	int ret = 0;
+
+	if (how == TT_TRY)
+		return psem_mutex_trylock(&tt_mx) ? 0 : -EBUSY;
+	tt_wait_begin(t, &tt_mx.sem, 1, how == TT_INTR);
+	if (how == TT_INTR)
+		ret = psem_mutex_lock_interruptible(&tt_mx);
+	else if (how == TT_KILL)
+		ret = psem_mutex_lock_killable(&tt_mx);
+	else
+		psem_mutex_lock(&tt_mx);
+	tt_wait_end(t);
+	return ret;
+}
+
+static void tt_mx_unlock(struct tt_thread *t)
+{
+	psem_mutex_unlock(&tt_mx);
+}
+
+static const struct tt_lock_ops tt_mutex_ops = {
+	.wlock		= tt_mx_lock,
+	.wunlock	= tt_mx_unlock,
+	.sem		= &tt_mx.sem,
+	.full		= 1,
+};
+
+/* Busted mutex: a trylock that goes ahead even when it fails. */
+static int tt_busted_mx_lock(struct tt_thread *t, enum tt_how how)
+{
+	t->taken = psem_try_acquire(&tt_bsem, 1);
+	return 0;
+}
+
+static void tt_busted_mx_unlock(struct tt_thread *t)
+{
+	if (t->taken)
+		psem_release(&tt_bsem, 1);
+	t->taken = false;
+}
+
+static const struct tt_lock_ops tt_busted_mutex_ops = {
+	.wlock		= tt_busted_mx_lock,
+	.wunlock	= tt_busted_mx_unlock,
+	.sem		= &tt_bsem,
+	.full		= 1,
+	.busted		= true,
+};
+
+/* Busted rwlock: readers and writers alike take one permit. */
+static int tt_busted_rw_lock(struct tt_thread *t, enum tt_how how)
+{
+	int ret = 0;
+
+	if (how == TT_TRY)
+		return psem_try_acquire(&tt_bsem, 1) ? 0 : -EBUSY;
+	tt_wait_begin(t, &tt_bsem, 1, how == TT_INTR);
+	if (how == TT_INTR)
+		ret = psem_acquire_interruptible(&tt_bsem, 1);
+	else if (how == TT_KILL)
+		ret = psem_acquire_killable(&tt_bsem, 1);
+	else
+		ret = psem_acquire(&tt_bsem, 1);
+	tt_wait_end(t);
+	return ret;
+}
+
+static void tt_busted_rw_unlock(struct tt_thread *t)
+{
+	psem_release(&tt_bsem, 1);
+}
+
+static const struct tt_lock_ops tt_busted_rwlock_ops = {
+	.wlock		= tt_busted_rw_lock,
+	.wunlock	= tt_busted_rw_unlock,
+	.rlock		= tt_busted_rw_lock,
+	.runlock	= tt_busted_rw_unlock,
+	.sem		= &tt_bsem,
+	.full		= TT_BUSTED_RW_FULL,
+	.busted		= true,
+};
+
+/* Plain accesses for the real locks (KCSAN checks them), marked if busted. */
+static unsigned long tt_data_get(int i)
+{
+	return tt_marked ? READ_ONCE(tt_data[i]) : tt_data[i];
+}
+
+static void tt_data_set(int i, unsigned long v)
+{
+	if (tt_marked)
+		WRITE_ONCE(tt_data[i], v);
+	else
+		tt_data[i] = v;
+}
+
+static void tt_cs_count_inc(void)
+{
+	if (tt_marked)
+		WRITE_ONCE(tt_cs_count, READ_ONCE(tt_cs_count) + 1);
+	else
+		tt_cs_count++;
+}
+
+static const char *tt_phase_name(void)
+{
+	return tt_phase_names[tt_phase];
+}
+
+/* All words equal: a reader must never see a writer's half-done update. */
+static unsigned long tt_data_check(const char *who)
+{
+	unsigned long v = tt_data_get(0);
+	int i;
+
+	for (i = 1; i < TT_DATA_WORDS; i++) {
+		unsigned long w = tt_data_get(i);
+
+		if (w != v) {
+			tt_viol_err("%s: %s saw torn data: word 0 is %lu, word %d is %lu\n",
+				    tt_phase_name(), who, v, i, w);
+			break;
+		}
+	}
+	return v;
+}
+
+static void tt_write_cs(struct tt_thread *t)
+{
+	const struct tt_lock_ops *ops = tt_ops;
+	int w = atomic_inc_return(&tt_writers);
+	int r = atomic_read(&tt_readers);
+	unsigned long v;
+	int i;
+
+	if (w != 1 || r)
+		tt_viol_err("%s: writer %d entered with %d writers and %d readers inside\n",
+			    tt_phase_name(), t->id, w - 1, r);
+	if (!ops->busted) {
+		long avail = psem_available(ops->sem);
+
+		if (avail)
+			tt_viol_err("%s: writer %d holds the lock, yet %ld permits are available\n",
+				    tt_phase_name(), t->id, avail);
+		ASSERT_EXCLUSIVE_ACCESS(tt_data);
+	}
+	v = tt_data_check("writer") + 1;
+	for (i = 0; i < TT_DATA_WORDS; i++) {
+		tt_data_set(i, v);
+		if (i == 1)
+			udelay(tt_rand(t, 5));
+	}
+	tt_cs_count_inc();
+	atomic_long_inc(&tt_cs_expected);
+	tt_hold_delay(t);
+	w = atomic_read(&tt_writers);
+	r = atomic_read(&tt_readers);
+	if (w != 1 || r)
+		tt_viol_err("%s: writer %d found %d writers and %d readers beside it\n",
+			    tt_phase_name(), t->id, w - 1, r);
+	atomic_dec(&tt_writers);
+}
+
+/* @counted: the reader is already in tt_readers (a downgraded writer). */
+static void tt_read_cs(struct tt_thread *t, bool counted)
+{
+	const struct tt_lock_ops *ops = tt_ops;
+	int w;
+	unsigned long v;
+
+	if (!counted)
+		atomic_inc(&tt_readers);
+	w = atomic_read(&tt_writers);
+	if (w)
+		tt_viol_err("%s: reader %d entered with %d writers inside\n",
+			    tt_phase_name(), t->id, w);
+	if (!ops->busted) {
+		long avail = psem_available(ops->sem);
+
+		if (avail > ops->full - 1)
+			tt_viol_err("%s: reader %d holds the lock, yet %ld permits are available\n",
+				    tt_phase_name(), t->id, avail);
+		ASSERT_EXCLUSIVE_WRITER(tt_data);
+	}
+	v = tt_data_check("reader");
+	tt_hold_delay(t);
+	if (tt_data_check("reader") != v)
+		tt_viol_err("%s: data changed under reader %d\n", tt_phase_name(), t->id);
+	w = atomic_read(&tt_writers);
+	if (w)
+		tt_viol_err("%s: reader %d found %d writers beside it\n",
+			    tt_phase_name(), t->id, w);
+	atomic_dec(&tt_readers);
+}
+
+/* Checks a lock call's result; true if the lock is not held. */
+static bool tt_lock_failed(struct tt_thread *t, enum tt_how how, int ret,
+			   const char *side)
+{
+	if (!ret)
+		return false;
+	if (ret == -EBUSY && how == TT_TRY) {
+		tt_inc(&t->busy);
+	} else if (ret == -EINTR && how == TT_INTR) {
+		tt_inc(&t->eintr);
+		tt_flush_signals();
+	} else {
+		tt_viol_err("%s: %s %s lock returned %d\n", tt_phase_name(),
+			    tt_how_names[how], side, ret);
+	}
+	return true;
+}
+
+static void tt_lock_step(struct tt_thread *t)
+{
+	const struct tt_lock_ops *ops = tt_ops;
+	enum tt_how how = tt_rand(t, TT_TIMEOUT);	/* PLAIN..TRY */
+	int ret;
+
+	if (!ops->rlock || !tt_rand(t, 4)) {
+		ret = ops->wlock(t, how);
+		if (tt_lock_failed(t, how, ret, "write"))
+			return;
+		tt_write_cs(t);
+		if (ops->downgrade && !tt_rand(t, 4)) {
+			atomic_inc(&tt_readers);
+			ops->downgrade(t);
+			tt_read_cs(t, true);
+			ops->runlock(t);
+		} else {
+			ops->wunlock(t);
+		}
+	} else {
+		ret = ops->rlock(t, how);
+		if (tt_lock_failed(t, how, ret, "read"))
+			return;
+		tt_read_cs(t, false);
+		ops->runlock(t);
+	}
+	if (!(t->ops % 32))
+		tt_check_invariant(ops->sem, tt_phase_name());
+	if (!tt_rand(t, 8))
+		tt_hold_delay(t);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Workers and stutter.                                                    */
+
+static unsigned int tt_stut_state(void)
+{
+	return READ_ONCE(tt_stut);
+}
+
+static void tt_stut_arrive(unsigned int state)
+{
+	spin_lock(&tt_stut_lock);
+	if (tt_stut == state)
+		WRITE_ONCE(tt_arrived[state & 3], tt_arrived[state & 3] + 1);
+	spin_unlock(&tt_stut_lock);
+	wake_up(&tt_ctl_wq);
+}
+
+static void tt_stut_set(unsigned int state)
+{
+	spin_lock(&tt_stut_lock);
+	WRITE_ONCE(tt_stut, state);
+	WRITE_ONCE(tt_arrived[1], 0);
+	WRITE_ONCE(tt_arrived[2], 0);
+	spin_unlock(&tt_stut_lock);
+	wake_up_all(&tt_worker_wq);
+}
+
+static bool tt_all_arrived(int stage)
+{
+	return READ_ONCE(tt_arrived[stage]) >= tt_nthr || kthread_should_stop();
+}
+
+/* Pause while the controller says so: stage 1, then maybe 2, then run. */
+static void tt_park(struct tt_thread *t, unsigned int s)
+{
+	while ((s & 3) && !READ_ONCE(tt_phase_stop)) {
+		if (tt_phase == TT_SEM) {
+			if ((s & 3) == 1)
+				tt_sem_put_all(t);
+			else
+				tt_sem_take_some(t);
+		}
+		tt_stut_arrive(s);
+		wait_event_idle(tt_worker_wq,
+				tt_stut_state() != s || READ_ONCE(tt_phase_stop));
+		s = tt_stut_state();
+	}
+}
+
+static int tt_worker(void *arg)
+{
+	struct tt_thread *t = arg;
+	unsigned int s;
+
+	allow_signal(SIGUSR1);
+	while (!READ_ONCE(tt_phase_stop)) {
+		tt_flush_signals();
+		s = tt_stut_state();
+		if (s & 3) {
+			tt_park(t, s);
+			continue;
+		}
+		if (tt_phase == TT_SEM)
+			tt_sem_step(t);
+		else
+			tt_lock_step(t);
+		tt_inc(&t->ops);
+		cond_resched();
+	}
+	if (tt_phase == TT_SEM)
+		tt_sem_put_all(t);
+	atomic_inc(&tt_finished);
+	wake_up(&tt_ctl_wq);
+
+	set_current_state(TASK_IDLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_IDLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Monitor, signaller, hotplug.                                            */
+
+static struct psem *tt_phase_sem(void)
+{
+	return tt_phase == TT_SEM ? &tt_sem : tt_ops->sem;
+}
+
+static void tt_dump_waits(void)
+{
+	int i;
+
+	for (i = 0; i < tt_nthr; i++) {
+		struct tt_thread *t = &tt_thr[i];
+
+		/* Pairs with tt_wait_begin(): the wait's fields are set. */
+		if (!smp_load_acquire(&t->waiting))
+			continue;
+		tt_alert("thread %d waits for %ld permits since %u ms (available %ld, debt %lu)\n",
+			 i, READ_ONCE(t->wait_need),
+			 tt_j2ms(jiffies - READ_ONCE(t->wait_start)),
+			 psem_available(READ_ONCE(t->wait_sem)),
+			 psem_debt(READ_ONCE(t->wait_sem)));
+	}
+}
+
+/*
+ * The lost wake-up watchdog: a wait that has lasted wait_bound_s while the
+ * semaphore kept enough permits for it (on three looks in a row) was not
+ * woken when it should have been.
+ */
+static void tt_watchdog(void)
+{
+	unsigned long bound = (unsigned long)wait_bound_s * HZ;
+	int i;
+
+	for (i = 0; i < tt_nthr; i++) {
+		struct tt_thread *t = &tt_thr[i];
+		unsigned long start, waited;
+		struct psem *sem;
+		long need, avail;
+
+		/* Pairs with tt_wait_begin(): the wait's fields are set. */
+		if (!smp_load_acquire(&t->waiting))
+			continue;
+		start = READ_ONCE(t->wait_start);
+		if (start != t->wd_start) {
+			t->wd_start = start;
+			t->wd_strikes = 0;
+			t->wd_flags = 0;
+		}
+		waited = jiffies - start;
+		if (waited < bound)
+			continue;
+		sem = READ_ONCE(t->wait_sem);
+		need = READ_ONCE(t->wait_need);
+		avail = psem_available(sem);
+		if (!(t->wd_flags & TT_WD_LONG)) {
+			t->wd_flags |= TT_WD_LONG;
+			tt_info("%s: thread %d has waited %u ms for %ld permits (available %ld, debt %lu)\n",
+				tt_phase_name(), i, tt_j2ms(waited), need, avail, psem_debt(sem));
+		}
+		if (avail < need) {
+			t->wd_strikes = 0;
+			continue;
+		}
+		if (++t->wd_strikes >= 3 && !(t->wd_flags & TT_WD_LOST)) {
+			t->wd_flags |= TT_WD_LOST;
+			tt_viol_err("%s: lost wake-up: thread %d has waited %u ms for %ld permits while %ld are available\n",
+				    tt_phase_name(), i, tt_j2ms(waited), need, avail);
+		}
+	}
+}
+
+static void tt_sum_ops(unsigned long *ops, unsigned long *max_wait)
+{
+	int i;
+
+	*ops = 0;
+	*max_wait = 0;
+	for (i = 0; i < tt_nthr; i++) {
+		*ops += READ_ONCE(tt_thr[i].ops);
+		*max_wait = max(*max_wait, READ_ONCE(tt_thr[i].max_wait));
+	}
+}
+
+static void tt_print_stats(void)
+{
+	struct psem *sem = tt_phase_sem();
+	unsigned long ops, max_wait, eintr = 0, etime = 0, busy = 0;
+	int i;
+
+	tt_sum_ops(&ops, &max_wait);
+	for (i = 0; i < tt_nthr; i++) {
+		eintr += READ_ONCE(tt_thr[i].eintr);
+		etime += READ_ONCE(tt_thr[i].etime);
+		busy += READ_ONCE(tt_thr[i].busy);
+	}
+	tt_info("stats %s: ops=%lu eintr=%lu etime=%lu busy=%lu signals=%ld stutters=%lu hotplug=%ld available=%ld debt=%lu held=%ld max_wait_ms=%u violations=%d\n",
+		tt_phase_name(), ops, eintr, etime, busy, atomic_long_read(&tt_signals),
+		READ_ONCE(tt_stutters), atomic_long_read(&tt_hotplug_off), psem_available(sem),
+		psem_debt(sem), atomic_long_read(&tt_held_total), tt_j2ms(max_wait),
+		atomic_read(&tt_violations));
+}
+
+static int tt_monitor(void *arg)
+{
+	unsigned long next_stats = jiffies + (unsigned long)stat_interval_s * HZ;
+
+	while (!kthread_should_stop()) {
+		schedule_timeout_idle(HZ / 5);
+		if (tt_phase == TT_SEM) {
+			long avail = psem_available(&tt_sem);
+			long total = atomic_long_read(&tt_held_total);
+
+			if (avail < 0 || avail > permits)
+				tt_viol_err("sem: monitor: %ld permits available, only %d exist\n",
+					    avail, permits);
+			if (total < 0 || total > permits)
+				tt_viol_err("sem: monitor: threads hold %ld of %d permits\n",
+					    total, permits);
+		} else {
+			int w = atomic_read(&tt_writers);
+
+			if (w < 0 || (w > 1 && !tt_ops->busted))
+				tt_viol_err("%s: monitor: %d writers inside\n",
+					    tt_phase_name(), w);
+			if (psem_available(tt_ops->sem) > tt_ops->full)
+				tt_viol_err("%s: monitor: %ld permits available, only %ld exist\n",
+					    tt_phase_name(), psem_available(tt_ops->sem),
+					    tt_ops->full);
+		}
+		tt_check_invariant(tt_phase_sem(), tt_phase_name());
+		tt_watchdog();
+		if (stat_interval_s && time_after_eq(jiffies, next_stats)) {
+			tt_print_stats();
+			next_stats = jiffies + (unsigned long)stat_interval_s * HZ;
+		}
+	}
+	return 0;
+}
+
+static int tt_signaller(void *arg)
+{
+	unsigned long period = max(msecs_to_jiffies(signal_ms), 1UL);
+	int i;
+
+	while (!kthread_should_stop()) {
+		int start = prandom_u32_state(&tt_sig_rnd) % tt_nthr;
+
+		schedule_timeout_idle(period);
+		for (i = 0; i < tt_nthr; i++) {
+			struct tt_thread *t = &tt_thr[(start + i) % tt_nthr];
+
+			/* Pairs with tt_wait_begin(), as in tt_watchdog(). */
+			if (smp_load_acquire(&t->waiting) && READ_ONCE(t->wait_intr)) {
+				send_sig(SIGUSR1, t->task, 1);
+				atomic_long_inc(&tt_signals);
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The @n-th online CPU, counting from 0; -1 if there are fewer. */
+static int tt_nth_online_cpu(int n)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (!n--)
+			return cpu;
+	return -1;
+}
+
+/* A random online CPU that may go offline: not the first one. */
+static int tt_pick_cpu(struct rnd_state *rnd)
+{
+	int n = num_online_cpus() - 1;
+	int cpu;
+
+	if (n < 1)
+		return -1;
+	cpu = tt_nth_online_cpu(1 + prandom_u32_state(rnd) % n);
+	return cpu >= 0 && cpu_is_hotpluggable(cpu) ? cpu : -1;
+}
+
+/* Offlines a CPU for a while, every few seconds; always brings it back. */
+static int tt_hotplug(void *arg)
+{
+	struct rnd_state rnd;
+	bool reported = false;
+	int cpu, ret, tries;
+
+	prandom_seed_state(&rnd, seed ^ 0x5eed);
+	while (!kthread_should_stop()) {
+		schedule_timeout_idle(HZ + prandom_u32_state(&rnd) % (2 * HZ));
+		if (kthread_should_stop())
+			break;
+		cpu = tt_pick_cpu(&rnd);
+		if (cpu < 0)
+			continue;
+		ret = remove_cpu(cpu);
+		if (ret) {
+			atomic_long_inc(&tt_hotplug_fail);
+			if (!reported)
+				tt_info("hotplug: remove_cpu(%d) returned %d\n", cpu, ret);
+			reported = true;
+			continue;
+		}
+		atomic_long_inc(&tt_hotplug_off);
+		schedule_timeout_idle(HZ / 2 + prandom_u32_state(&rnd) % HZ);
+		for (tries = 0; tries < 50; tries++) {
+			ret = add_cpu(cpu);
+			if (!ret)
+				break;
+			msleep(100);
+		}
+		if (ret)
+			tt_viol_err("hotplug: add_cpu(%d) returned %d: CPU left offline\n",
+				    cpu, ret);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The controller.                                                         */
+
+static void tt_quiescent_check(int stage)
+{
+	struct psem *sem = tt_phase_sem();
+	long avail = psem_available(sem);
+	unsigned long debt = psem_debt(sem);
+	bool waiters = tt_has_waiters(sem);
+
+	if (tt_phase == TT_SEM) {
+		long total = atomic_long_read(&tt_held_total);
+		long reduced = atomic_long_read(&tt_reduced);
+		long sum = 0;
+		int i;
+
+		for (i = 0; i < tt_nthr; i++)
+			sum += atomic_long_read(&tt_thr[i].held);
+		if (sum != total)
+			tt_viol_err("sem: paused (stage %d): threads hold %ld, accounted %ld\n",
+				    stage, sum, total);
+		if (total + avail - (long)debt + reduced != permits || waiters ||
+		    (stage == 1 && total) || reduced || debt)
+			tt_viol_err("sem: paused (stage %d): held %ld + available %ld - debt %lu + reduced %ld != %d permits (waiters: %s)\n",
+				    stage, total, avail, debt, reduced, permits,
+				    waiters ? "yes" : "no");
+		return;
+	}
+	if (avail != tt_ops->full || debt || waiters)
+		tt_viol_err("%s: paused: available %ld (expected %ld), debt %lu, waiters: %s\n",
+			    tt_phase_name(), avail, tt_ops->full, debt, waiters ? "yes" : "no");
+	if (atomic_read(&tt_readers) || atomic_read(&tt_writers))
+		tt_viol_err("%s: paused: %d readers and %d writers still inside\n",
+			    tt_phase_name(), atomic_read(&tt_readers), atomic_read(&tt_writers));
+	if (tt_cs_count != atomic_long_read(&tt_cs_expected))
+		tt_viol_err("%s: lost updates: %lu exclusive sections counted, %ld entered\n",
+			    tt_phase_name(), tt_cs_count, atomic_long_read(&tt_cs_expected));
+}
+
+/* While all workers are paused: vary psem's switches; half the time, defaults. */
+static void tt_flip_knobs(void)
+{
+	u32 r = prandom_u32_state(&tt_ctl_rnd);
+
+	if (!flip_knobs || tt_busted)
+		return;
+	if (r & 1) {
+		psem_set_fast_release(true);
+		psem_set_contention_flag(true);
+	} else {
+		psem_set_fast_release(r & 2);
+		psem_set_contention_flag(r & 4);
+	}
+	tt_knob_flips++;
+}
+
+static void tt_stutter(void)
+{
+	unsigned int gen = ++tt_gen;
+	long tmo = ((long)wait_bound_s + 5) * HZ;
+
+	tt_stut_set(gen << 2 | 1);
+	if (!wait_event_idle_timeout(tt_ctl_wq, tt_all_arrived(1), tmo)) {
+		tt_viol_err("%s: stutter: only %d of %d threads paused within %d s\n",
+			    tt_phase_name(), READ_ONCE(tt_arrived[1]), tt_nthr,
+			    wait_bound_s + 5);
+		tt_dump_waits();
+		goto resume;
+	}
+	if (kthread_should_stop())
+		goto resume;
+	tt_quiescent_check(1);
+	tt_flip_knobs();
+	if (tt_phase == TT_SEM) {
+		tt_stut_set(gen << 2 | 2);
+		if (!wait_event_idle_timeout(tt_ctl_wq, tt_all_arrived(2), tmo)) {
+			tt_viol_err("sem: stutter: only %d of %d threads took permits within %d s\n",
+				    READ_ONCE(tt_arrived[2]), tt_nthr, wait_bound_s + 5);
+			goto resume;
+		}
+		if (!kthread_should_stop())
+			tt_quiescent_check(2);
+	}
+	schedule_timeout_idle(HZ / 10);
+resume:
+	tt_stut_set(gen << 2);
+	WRITE_ONCE(tt_stutters, tt_stutters + 1);
+}
+
+static void tt_phase_init(enum tt_phase_id ph)
+{
+	int i;
+
+	tt_phase = ph;
+	switch (ph) {
+	case TT_SEM:
+		tt_ops = NULL;
+		psem_init(&tt_sem, permits);
+		break;
+	case TT_RWLOCK:
+		tt_ops = &tt_rwlock_ops;
+		psem_rwlock_init(&tt_rw);
+		break;
+	case TT_MUTEX:
+		tt_ops = &tt_mutex_ops;
+		psem_mutex_init(&tt_mx);
+		break;
+	case TT_BUSTED_MUTEX:
+		tt_ops = &tt_busted_mutex_ops;
+		psem_init(&tt_bsem, 1);
+		break;
+	default:
+		tt_ops = &tt_busted_rwlock_ops;
+		psem_init(&tt_bsem, TT_BUSTED_RW_FULL);
+		break;
+	}
+	tt_marked = tt_ops && tt_ops->busted;
+	memset(tt_data, 0, sizeof(tt_data));
+	tt_cs_count = 0;
+	atomic_long_set(&tt_cs_expected, 0);
+	atomic_set(&tt_readers, 0);
+	atomic_set(&tt_writers, 0);
+	atomic_long_set(&tt_held_total, 0);
+	atomic_long_set(&tt_reduced, 0);
+	atomic_set(&tt_finished, 0);
+	WRITE_ONCE(tt_phase_stop, false);
+	tt_stut_set(++tt_gen << 2);
+
+	memset(tt_thr, 0, sizeof(*tt_thr) * tt_nthr);
+	for (i = 0; i < tt_nthr; i++) {
+		tt_thr[i].id = i;
+		atomic_long_set(&tt_thr[i].held, 0);
+		prandom_seed_state(&tt_thr[i].rnd, seed + (u64)ph * 1000 + i);
+	}
+
+	tt_ncpus = num_online_cpus();
+}
+
+/* Returns a started kthread, or NULL (and says why). */
+static struct task_struct *tt_start(int (*fn)(void *), void *arg, const char *what,
+				    int id, int cpu)
+{
+	struct task_struct *task;
+
+	task = kthread_create(fn, arg, "psem_tt_%s/%d", what, id);
+	if (IS_ERR(task)) {
+		tt_alert("cannot start thread %s/%d: %ld\n", what, id, PTR_ERR(task));
+		tt_viol_err("setup: thread %s/%d did not start\n", what, id);
+		return NULL;
+	}
+	if (cpu >= 0)
+		kthread_bind(task, cpu);
+	wake_up_process(task);
+	return task;
+}
+
+static void tt_stop_workers(void)
+{
+	int i;
+
+	for (i = 0; i < tt_nthr; i++) {
+		if (tt_thr[i].task)
+			kthread_stop(tt_thr[i].task);
+		tt_thr[i].task = NULL;
+	}
+}
+
+/*
+ * Phase end: workers return what they hold and finish. A worker still
+ * asleep after the watchdog's bound is a failure; the locked path is then
+ * given extra permits to free it (so the module can still be unloaded),
+ * a few times. If even that fails, the workers are abandoned: the test
+ * still reports, but rmmod will wait for them.
+ */
+static void tt_phase_finish(void)
+{
+	long tmo = ((long)wait_bound_s + 10) * HZ;
+	int rescues = 0;
+
+	WRITE_ONCE(tt_phase_stop, true);
+	wake_up_all(&tt_worker_wq);
+	while (!wait_event_idle_timeout(tt_ctl_wq, atomic_read(&tt_finished) >= tt_nthr,
+					tmo)) {
+		struct psem *sem = tt_phase_sem();
+
+		tt_viol_err("%s: at the end, %d of %d threads are still stuck\n",
+			    tt_phase_name(), tt_nthr - atomic_read(&tt_finished), tt_nthr);
+		tt_dump_waits();
+		if (++rescues > 3) {
+			tt_alert("%s: abandoning the stuck threads; rmmod will wait for them\n",
+				 tt_phase_name());
+			tt_abandoned = true;
+			return;
+		}
+		psem_release_all_held(sem, tt_phase == TT_SEM ? permits : tt_ops->full);
+		tmo = 5 * HZ;
+	}
+	if (!rescues) {
+		if (tt_phase == TT_SEM && atomic_long_read(&tt_held_total))
+			tt_viol_err("sem: at the end, threads still hold %ld\n",
+				    atomic_long_read(&tt_held_total));
+		tt_quiescent_check(1);
+	}
+	tt_stop_workers();
+}
+
+static void tt_phase_report(enum tt_phase_id ph)
+{
+	unsigned long ops, max_wait, mn = ULONG_MAX, mx = 0;
+	unsigned long eintr = 0, etime = 0, busy = 0, ovf = 0;
+	int i;
+
+	tt_sum_ops(&ops, &max_wait);
+	for (i = 0; i < tt_nthr; i++) {
+		struct tt_thread *t = &tt_thr[i];
+
+		mn = min(mn, t->ops);
+		mx = max(mx, t->ops);
+		eintr += t->eintr;
+		etime += t->etime;
+		busy += t->busy;
+		ovf += t->ovf;
+	}
+	tt_phase_ops[ph] += ops;
+	tt_max_wait = max(tt_max_wait, max_wait);
+	tt_alert("phase %s done: ops=%lu (per thread %lu..%lu) eintr=%lu etime=%lu busy=%lu overflow_checks=%lu max_wait_ms=%u violations=%d\n",
+		 tt_phase_names[ph], ops, mn, mx, eintr, etime, busy, ovf,
+		 tt_j2ms(max_wait), atomic_read(&tt_violations));
+}
+
+static void tt_run_phase(enum tt_phase_id ph, unsigned long dur)
+{
+	struct task_struct *mon, *sig = NULL, *hp = NULL;
+	unsigned long end, next_stutter, deadline;
+	int i;
+
+	tt_phase_init(ph);
+	tt_alert("phase %s: %d threads on %d CPUs for %u s\n", tt_phase_names[ph],
+		 tt_nthr, tt_ncpus, jiffies_to_msecs(dur) / 1000);
+	for (i = 0; i < tt_nthr; i++) {
+		tt_thr[i].task = tt_start(tt_worker, &tt_thr[i], "w", i,
+					  tt_nth_online_cpu(i % tt_ncpus));
+		if (!tt_thr[i].task)
+			atomic_inc(&tt_finished);	/* never ran */
+	}
+	mon = tt_start(tt_monitor, NULL, "mon", 0, -1);
+	if (signal_ms)
+		sig = tt_start(tt_signaller, NULL, "sig", 0, -1);
+	if (hotplug && IS_ENABLED(CONFIG_HOTPLUG_CPU) && num_online_cpus() > 1)
+		hp = tt_start(tt_hotplug, NULL, "hp", 0, -1);
+
+	end = jiffies + dur;
+	next_stutter = jiffies + (unsigned long)stutter_s * HZ;
+	while (!kthread_should_stop() && time_before(jiffies, end)) {
+		deadline = end;
+		if (stutter_s && time_before(next_stutter, end))
+			deadline = next_stutter;
+		if (time_before(jiffies, deadline))
+			schedule_timeout_idle(deadline - jiffies);
+		if (stutter_s && time_after_eq(jiffies, next_stutter) &&
+		    time_before(jiffies, end) && !kthread_should_stop()) {
+			tt_stutter();
+			next_stutter = jiffies + (unsigned long)stutter_s * HZ;
+		}
+	}
+
+	if (hp)
+		kthread_stop(hp);
+	if (sig)
+		kthread_stop(sig);
+	tt_phase_finish();
+	if (mon)
+		kthread_stop(mon);
+	tt_phase_report(ph);
+}
+
+static int tt_controller(void *arg)
+{
+	bool fast = psem_fast_release_enabled();
+	bool flag = psem_contention_flag_enabled();
+	bool stats = psem_stats_enabled();
+	struct psem_stats s0, s1;
+	unsigned long dur;
+	u64 w0, refusals;
+	bool failed;
+	int i, v;
+
+	psem_set_quiet_warnings(true);
+	psem_set_stats(true);
+	psem_stats_snapshot(&s0);
+	w0 = psem_warn_count();
+
+	/* A negative initial count is refused and leaves zero. */
+	{
+		struct psem neg;
+		u64 w = psem_warn_count();
+
+		psem_init(&neg, -1);
+		tt_expect_balance("psem_init(-1)", &neg, 0, 0);
+		tt_expect_refusals("psem_init(-1)", w, 1);
+	}
+	tt_overflow_check(NULL);
+
+	dur = max_t(unsigned long, (unsigned long)duration_s * HZ / tt_nphases, HZ);
+	for (i = 0; i < tt_nphases && !kthread_should_stop() && !tt_abandoned; i++)
+		tt_run_phase(tt_phases[i], dur);
+
+	tt_overflow_check(NULL);
+	refusals = psem_warn_count() - w0;
+	if (refusals != atomic64_read(&tt_expected_refusals))
+		tt_viol_err("refusals: psem refused %llu calls, the test made %lld on purpose\n",
+			    refusals, atomic64_read(&tt_expected_refusals));
+	psem_stats_snapshot(&s1);
+	psem_set_fast_release(fast);
+	psem_set_contention_flag(flag);
+	psem_set_stats(stats);
+	psem_set_quiet_warnings(false);
+
+	v = atomic_read(&tt_violations);
+	failed = v > 0;
+	tt_alert("psem stats: %s=%llu %s=%llu %s=%llu %s=%llu %s=%llu %s=%llu %s=%llu %s=%llu %s=%llu\n",
+		 psem_stat_names[0], s1.count[0] - s0.count[0],
+		 psem_stat_names[1], s1.count[1] - s0.count[1],
+		 psem_stat_names[2], s1.count[2] - s0.count[2],
+		 psem_stat_names[3], s1.count[3] - s0.count[3],
+		 psem_stat_names[4], s1.count[4] - s0.count[4],
+		 psem_stat_names[5], s1.count[5] - s0.count[5],
+		 psem_stat_names[6], s1.count[6] - s0.count[6],
+		 psem_stat_names[7], s1.count[7] - s0.count[7],
+		 psem_stat_names[8], s1.count[8] - s0.count[8]);
+	tt_alert("signals=%ld stutters=%lu knob_flips=%lu hotplug_offlines=%ld hotplug_refused=%ld%s\n",
+		 atomic_long_read(&tt_signals), tt_stutters, tt_knob_flips,
+		 atomic_long_read(&tt_hotplug_off), atomic_long_read(&tt_hotplug_fail),
+		 kthread_should_stop() ? " (stopped early by rmmod)" : "");
+	if (tt_busted)
+		tt_alert("End of test: %s\n",
+			 failed ? "FAILURE (expected)" : "SUCCESS (unexpected)");
+	else
+		tt_alert("End of test: %s\n", failed ? "FAILURE" : "SUCCESS");
+	if (tt_busted)
+		tt_alert("ops mutex=%lu rwlock=%lu max_wait_ms=%u violations=%d\n",
+			 tt_phase_ops[TT_BUSTED_MUTEX], tt_phase_ops[TT_BUSTED_RWLOCK],
+			 tt_j2ms(tt_max_wait), v);
+	else
+		tt_alert("ops sem=%lu rwlock=%lu mutex=%lu max_wait_ms=%u violations=%d\n",
+			 tt_phase_ops[TT_SEM], tt_phase_ops[TT_RWLOCK],
+			 tt_phase_ops[TT_MUTEX], tt_j2ms(tt_max_wait), v);
+
+	/* Stay until rmmod. */
+	set_current_state(TASK_IDLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_IDLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	if (tt_abandoned)
+		tt_stop_workers();	/* waits for as long as they are stuck */
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Module load and unload.                                                 */
+
+static bool tt_param_ok(const char *name, int val, int lo, int hi)
+{
+	if (val >= lo && val <= hi)
+		return true;
+	pr_err("psem_torture: %s=%d is out of range %d..%d\n", name, val, lo, hi);
+	return false;
+}
+
+static int tt_parse_type(void)
+{
+	tt_nphases = 0;
+	if (!strcmp(torture_type, "all")) {
+		tt_phases[tt_nphases++] = TT_SEM;
+		tt_phases[tt_nphases++] = TT_RWLOCK;
+		tt_phases[tt_nphases++] = TT_MUTEX;
+	} else if (!strcmp(torture_type, "sem")) {
+		tt_phases[tt_nphases++] = TT_SEM;
+	} else if (!strcmp(torture_type, "rwlock")) {
+		tt_phases[tt_nphases++] = TT_RWLOCK;
+	} else if (!strcmp(torture_type, "mutex")) {
+		tt_phases[tt_nphases++] = TT_MUTEX;
+	} else if (!strcmp(torture_type, "busted")) {
+		tt_busted = true;
+		tt_tag = "psem_torture(busted)";
+		tt_phases[tt_nphases++] = TT_BUSTED_MUTEX;
+		tt_phases[tt_nphases++] = TT_BUSTED_RWLOCK;
+	} else {
+		pr_err("psem_torture: unknown torture_type \"%s\": use all, sem, rwlock, mutex or busted\n",
+		       torture_type);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int __init tt_init(void)
+{
+	bool ok = true;
+	int ret;
+
+	ok &= tt_param_ok("duration_s", duration_s, 1, 3600);
+	ok &= tt_param_ok("nthreads_per_cpu", nthreads_per_cpu, 1, 16);
+	ok &= tt_param_ok("permits", permits, 1, 1024);
+	ok &= tt_param_ok("stutter_s", stutter_s, 0, 3600);
+	ok &= tt_param_ok("signal_ms", signal_ms, 0, 60000);
+	ok &= tt_param_ok("hotplug", hotplug, 0, 1);
+	ok &= tt_param_ok("flip_knobs", flip_knobs, 0, 1);
+	ok &= tt_param_ok("wait_bound_s", wait_bound_s, 1, 3600);
+	ok &= tt_param_ok("stat_interval_s", stat_interval_s, 0, 3600);
+	if (!ok)
+		return -EINVAL;
+	ret = tt_parse_type();
+	if (ret)
+		return ret;
+	if (!seed)
+		seed = get_random_u32() | 1;
+	prandom_seed_state(&tt_ctl_rnd, seed);
+	prandom_seed_state(&tt_sig_rnd, seed ^ 0x5167);
+
+	tt_nthr = nthreads_per_cpu * num_online_cpus();
+	tt_thr = kcalloc(tt_nthr, sizeof(*tt_thr), GFP_KERNEL);
+	if (!tt_thr)
+		return -ENOMEM;
+	psem_init(&tt_ovf, PSEM_MAX_PERMITS - TT_OVF_SLACK);
+	psem_init(&tt_ovf_debt, 0);
+
+	tt_alert("Start of test: torture_type=%s duration_s=%d nthreads_per_cpu=%d (%d threads) permits=%d stutter_s=%d signal_ms=%d hotplug=%d flip_knobs=%d wait_bound_s=%d seed=%lu\n",
+		 torture_type, duration_s, nthreads_per_cpu, tt_nthr, permits, stutter_s,
+		 signal_ms, hotplug, flip_knobs, wait_bound_s, seed);
+	if (hotplug && (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || num_online_cpus() < 2))
+		tt_alert("hotplug: skipped (%s)\n", IS_ENABLED(CONFIG_HOTPLUG_CPU) ?
+			 "only one CPU online" : "no CONFIG_HOTPLUG_CPU");
+
+	tt_ctl = kthread_run(tt_controller, NULL, "psem_torture");
+	if (IS_ERR(tt_ctl)) {
+		ret = PTR_ERR(tt_ctl);
+		kfree(tt_thr);
+		return ret;
+	}
+	get_task_struct(tt_ctl);
+	return 0;
+}
+
+static void __exit tt_exit(void)
+{
+	kthread_stop(tt_ctl);
+	put_task_struct(tt_ctl);
+	kfree(tt_thr);
+}
+
+module_init(tt_init);
+module_exit(tt_exit);
