@@ -98,6 +98,27 @@ kunit_results() {
 	return $ok
 }
 
+# check_consumer_unload LOG: examples/psem_consumer.c's exit kills the
+# kthread it left waiting for 5 permits of a gate holding 2 (it had taken
+# both). The wait must end with -EINTR and give both permits back: the
+# console must show "waiter woke: -4" and "unloaded; gate balance 2".
+check_consumer_unload() {
+	local lines bal ok=0
+	lines=$(tr -d '\r' <"$1" | sed -n 's/^\[ *[0-9.]*\] //; /^psem_consumer: /p')
+	if ! grep -q '^psem_consumer: waiter woke: -4,' <<<"$lines"; then
+		echo "check: the consumer's waiter did not end with -EINTR (-4) on unload:"
+		grep '^psem_consumer: waiter woke' <<<"$lines" | sed 's/^/  | /'
+		ok=1
+	fi
+	bal=$(sed -n 's/^psem_consumer: unloaded; gate balance \(.*\) (expected 2)$/\1/p' <<<"$lines" |
+		sort -u)
+	if [ "$bal" != 2 ]; then
+		echo "check: the consumer's gate balance after unload is '${bal:-(no line)}', expected 2"
+		ok=1
+	fi
+	return $ok
+}
+
 # run_kernel NAME KERNEL KDIR: build, boot, check one kernel. Returns 2 if
 # the only problem is failed KUnit tests.
 run_kernel() {
@@ -117,6 +138,16 @@ run_kernel() {
 	scan_splats "$log" || ok=1
 	log_part "$log" CONSUMER | grep -q '^psem_consumer:' ||
 		{ echo "check: no psem_consumer: lines in dmesg"; ok=1; }
+	check_consumer_unload "$log" || ok=1
+	# kunit/psem_hostile_kunit.c skips (and prints no expected-splat
+	# window, which scan_splats checks) without CONFIG_DEBUG_ATOMIC_SLEEP;
+	# on a kernel that has it, a run without a window proved nothing.
+	if grep -q '^CONFIG_DEBUG_ATOMIC_SLEEP=y' "$kdir/.config" 2>/dev/null &&
+	   [ -f "$work/kunit/psem_hostile_kunit.ko" ] &&
+	   ! grep -qE '^\[ *[0-9.]+\] psem-expect-splat: begin atomic-sleep' "$log"; then
+		echo "check: no atomic-sleep window on the console of a CONFIG_DEBUG_ATOMIC_SLEEP kernel"
+		ok=1
+	fi
 	if [ $kunit = 1 ]; then
 		local krc=0
 		kunit_results "$log" "$kdir/source" "$name" || krc=$?
@@ -160,7 +191,7 @@ done
 
 if [ "${PSEM_CHECK_TORTURE:-1}" != 0 ]; then
 	stage "torture (${PSEM_CHECK_TORTURE_S:-60}s per kernel, then the busted lock)"
-	if PSEM_TORTURE_KERNELS="${PSEM_CHECK_KERNELS:-debug kcsan}" KDIR= \
+	if PSEM_TORTURE_KERNELS="${PSEM_CHECK_KERNELS:-debug kcsan}" KDIR='' \
 	   bash "$top/scripts/torture.sh" "" "${PSEM_CHECK_TORTURE_S:-60}"; then
 		stage_done ok
 	else
