@@ -13,8 +13,9 @@
  *   stats            the counters, summed over CPUs, one "name value" a line.
  *
  * The switches are static keys, so a disabled feature costs the fast path
- * nothing but a patched jump. Writes take "0" or "1" (a trailing newline is
- * fine); anything else gets -EINVAL and changes nothing. debugfs is
+ * nothing but a patched jump. Writes take "0" or "1" (one trailing newline is
+ * fine); anything else, longer writes included, gets -EINVAL and changes
+ * nothing. debugfs is
  * root-only; the files that change behaviour are 0600, stats 0400.
  */
 
@@ -199,16 +200,20 @@ static ssize_t psem_switch_write(struct file *file, const char __user *buf,
 				 size_t count, loff_t *ppos)
 {
 	const struct psem_switch *sw = file->private_data;
-	unsigned int v;
-	int ret;
+	char val[2];
 
-	/* Decimal only: "0" or "1", optionally followed by a newline. */
-	ret = kstrtouint_from_user(buf, count, 10, &v);
-	if (ret)
-		return ret;
-	if (v > 1)
+	/*
+	 * Exactly "0" or "1", optionally followed by one newline. Not
+	 * kstrtouint_from_user(): it parses only the first 63 bytes of a
+	 * longer write, so a long run of zeros would be taken for "0".
+	 */
+	if (*ppos || !count || count > sizeof(val))
 		return -EINVAL;
-	sw->set(v);
+	if (copy_from_user(val, buf, count))
+		return -EFAULT;
+	if ((val[0] != '0' && val[0] != '1') || (count == 2 && val[1] != '\n'))
+		return -EINVAL;
+	sw->set(val[0] == '1');
 	return count;
 }
 
