@@ -106,7 +106,7 @@ static void psem_wake_all(struct psem_wake_list *wl)
  * the sign test: WARN_ONCE would otherwise keep them from being inlined and
  * cost them register saves.
  */
-static noinline __cold int psem_bad_count(long n, const char *fn)
+static noinline __cold int psem_bad_count(const char *fn, long n)
 {
 	psem_refuse("%s: count %ld out of range\n", fn, n);
 	return -EINVAL;
@@ -116,7 +116,7 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 		 struct lock_class_key *key)
 {
 	if (unlikely(permits < 0)) {
-		psem_bad_count(permits, __func__);
+		psem_bad_count(__func__, permits);
 		permits = 0;
 	}
 	atomic_long_set(&sem->balance, permits);
@@ -125,27 +125,6 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 	sem->contended = 0;
 }
 EXPORT_SYMBOL_NS_GPL(__psem_init, PSEM);
-
-/* Lock-free: takes @n permits if the balance holds them. */
-static __always_inline bool psem_take(struct psem *sem, long n)
-{
-	long cur;
-
-	if (unlikely(!n))
-		return true;	/* no write: zero permits change nothing */
-	cur = atomic_long_read(&sem->balance);
-	do {
-		if (cur < n)
-			return false;
-		/*
-		 * ACQUIRE: orders the caller's critical section after the
-		 * release (fast cmpxchg_release or locked fetch_add_release)
-		 * that wrote the balance read here, and after every release
-		 * in the chain of RMWs before it.
-		 */
-	} while (!atomic_long_try_cmpxchg_acquire(&sem->balance, &cur, cur - n));
-	return true;
-}
 
 /**
  * psem_try_acquire - take permits without sleeping
@@ -162,7 +141,7 @@ static __always_inline bool psem_take(struct psem *sem, long n)
 bool psem_try_acquire(struct psem *sem, long n)
 {
 	if (unlikely(n < 0))
-		return !psem_bad_count(n, __func__);
+		return !psem_bad_count(__func__, n);
 	return psem_take(sem, n);
 }
 EXPORT_SYMBOL_NS_GPL(psem_try_acquire, PSEM);
@@ -263,7 +242,7 @@ static int psem_add_locked(struct psem *sem, long n, struct psem_wake_list *wl)
 	return 0;
 }
 
-static int psem_release_locked(struct psem *sem, long n)
+int psem_release_locked(struct psem *sem, long n)
 {
 	struct psem_wake_list wl = { .nr = 0 };
 	unsigned long flags;
@@ -276,42 +255,6 @@ static int psem_release_locked(struct psem *sem, long n)
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	psem_wake_all(&wl);
 	return ret;
-}
-
-/*
- * The fast path: one strong compare-exchange on a positive balance. No retry
- * loop: a failure means another CPU is writing the word, and retrying here
- * only adds to that traffic; the locked path retries once serialised.
- */
-static __always_inline bool psem_release_fast(struct psem *sem, long n)
-{
-	long cur, new;
-
-	if (!static_branch_likely(&psem_fast_release_key))
-		return false;
-	/* Relaxed: the exchange below rechecks the value it acts on. */
-	cur = atomic_long_read(&sem->balance);
-	if (cur <= 0 || check_add_overflow(cur, n, &new))
-		return false;	/* PSEM_MAX_PERMITS is LONG_MAX */
-	/* Relaxed: a hint set and cleared by psem_add_balance(). */
-	if (static_branch_likely(&psem_contention_flag_key) &&
-	    READ_ONCE(sem->contended)) {
-		psem_stat(PSEM_STAT_FLAG_HONOURED);
-		return false;
-	}
-	/*
-	 * RELEASE: orders the caller's critical section before the new
-	 * balance; pairs with the ACQUIRE in psem_take(). Succeeds only if
-	 * the balance is still positive, hence only while no waiter is linked.
-	 */
-	if (atomic_long_try_cmpxchg_release(&sem->balance, &cur, new)) {
-		psem_stat(PSEM_STAT_FAST_RELEASE);
-		if (trace_psem_release_enabled())
-			trace_psem_release(sem, n, true);
-		return true;
-	}
-	psem_stat(PSEM_STAT_FAST_CAS_FAIL);
-	return false;
 }
 
 /**
@@ -331,7 +274,7 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 int psem_release(struct psem *sem, long n)
 {
 	if (unlikely(n <= 0))
-		return n ? psem_bad_count(n, __func__) : 0;
+		return n ? psem_bad_count(__func__, n) : 0;
 	if (psem_release_fast(sem, n))
 		return 0;
 	return psem_release_locked(sem, n);
@@ -352,7 +295,7 @@ EXPORT_SYMBOL_NS_GPL(psem_release, PSEM);
 int psem_release_all_held(struct psem *sem, long n)
 {
 	if (unlikely(n <= 0))
-		return n ? psem_bad_count(n, __func__) : 0;
+		return n ? psem_bad_count(__func__, n) : 0;
 	return psem_release_locked(sem, n);
 }
 EXPORT_SYMBOL_NS_GPL(psem_release_all_held, PSEM);
@@ -387,8 +330,8 @@ static void psem_cancel(struct psem *sem, struct psem_waiter *w, long n,
 	psem_add_locked(sem, n - w->needed, wl);
 }
 
-static int __sched psem_acquire_slow(struct psem *sem, long n,
-				     unsigned int state, long timeout)
+int __sched psem_acquire_slow(struct psem *sem, long n, unsigned int state,
+			      long timeout)
 {
 	struct psem_wake_list wl = { .nr = 0 };
 	struct psem_waiter w;
@@ -438,7 +381,7 @@ static __always_inline int psem_acquire_common(struct psem *sem, long n,
 {
 	might_sleep();
 	if (unlikely(n < 0))
-		return psem_bad_count(n, fn);
+		return psem_bad_count(fn, n);
 	if (psem_take(sem, n))
 		return 0;
 	if (timeout <= 0)
@@ -550,7 +493,7 @@ long psem_drain(struct psem *sem, long up_to)
 	long cur;
 
 	if (unlikely(up_to < 0)) {
-		psem_bad_count(up_to, __func__);
+		psem_bad_count(__func__, up_to);
 		return 0;
 	}
 	cur = atomic_long_read(&sem->balance);
@@ -581,7 +524,7 @@ int psem_reduce(struct psem *sem, long n)
 	int ret = 0;
 
 	if (unlikely(n <= 0))
-		return n ? psem_bad_count(n, __func__) : 0;
+		return n ? psem_bad_count(__func__, n) : 0;
 	spin_lock_irqsave(&sem->wq.lock, flags);
 	/* The debt a reduce may add is bounded by what it asks for. */
 	if (sem->debt > PSEM_MAX_PERMITS - n &&

@@ -16,7 +16,9 @@
 
 #include <linux/export.h>
 #include <linux/kernel.h>
+#include <linux/sched.h>
 
+#include "psem_internal.h"
 #include "psem_rwlock.h"
 
 #define RW_MAX PSEM_RWLOCK_MAX_READERS
@@ -68,7 +70,12 @@ static __always_inline int psem_rw_wait(struct psem_rwlock *lock,
  */
 void psem_read_lock(struct psem_rwlock *lock)
 {
-	psem_rw_wait(lock, psem_acquire, true, _RET_IP_);
+	might_sleep();
+	rwsem_acquire_read(rw_dep(lock), 0, 0, _RET_IP_);
+	/* The common case inline; the uninterruptible wait cannot fail. */
+	if (!psem_take(&lock->sem, 1))
+		psem_acquire_slow(&lock->sem, 1, TASK_UNINTERRUPTIBLE,
+				  MAX_SCHEDULE_TIMEOUT);
 }
 EXPORT_SYMBOL_NS_GPL(psem_read_lock, PSEM);
 
@@ -123,7 +130,8 @@ EXPORT_SYMBOL_NS_GPL(psem_read_trylock, PSEM);
 void psem_read_unlock(struct psem_rwlock *lock)
 {
 	rwsem_release(rw_dep(lock), _RET_IP_);
-	psem_release(&lock->sem, 1);
+	if (!psem_release_fast(&lock->sem, 1))
+		psem_release_locked(&lock->sem, 1);
 }
 EXPORT_SYMBOL_NS_GPL(psem_read_unlock, PSEM);
 
