@@ -55,13 +55,19 @@
  */
 #define PT_HANG_MS	10000
 #define PT_HOLD_MS	60000	/* a helper gives up waiting to be told */
+#define PT_STRESS_MS	60000	/* a stress run this long livelocks */
 
-/* One poll interval, and a short sleep inside a critical section. */
-#define pt_nap()	usleep_range(500, 1000)
+/*
+ * One poll interval, and a short sleep inside a critical section: up to the
+ * next tick. Not usleep_range(): 6.1's hrtimer sleeper clears its task
+ * pointer with a plain store that KCSAN_STRICT reports as a data race.
+ */
+#define pt_nap()	schedule_timeout_uninterruptible(1)
 
 #define PT_RW_ITERS	1000	/* stress iterations per kthread */
 #define PT_MX_ITERS	1000
-#define PT_POOL_ITERS	1000
+#define PT_POOL_ITERS	1000	/* with few objects: gets sleep, slowly */
+#define PT_PLENTY_ITERS	5000	/* with many: gets race each other */
 
 #define PT_NR_OBJS	16	/* pool objects, BITS_PER_LONG at most */
 #define PT_SCARCE_CAP	3	/* fewer objects than stress kthreads */
@@ -163,6 +169,8 @@ struct pt_irq {
  * @out:       pool objects out (stress)
  * @count:     plain counter, written only under the lock under test
  * @cap:       the stress pool's capacity
+ * @iters:     stress iterations per kthread
+ * @nap:       stress kthreads sometimes sleep inside a critical section
  * @nr:        helpers started
  * @max:       helpers @t has room for
  * @t:         the helpers
@@ -184,6 +192,8 @@ struct pt_fix {
 	atomic_t		out;
 	unsigned long		count;
 	unsigned int		cap;
+	unsigned int		iters;
+	bool			nap;
 	unsigned int		nr;
 	unsigned int		max;
 	struct pt_thread	*t;
@@ -191,7 +201,7 @@ struct pt_fix {
 };
 
 /*
- * pt_wait - poll @cond about every millisecond until it holds, for at most
+ * pt_wait - poll @cond every tick until it holds, for at most
  * PT_HANG_MS; then fail the case as a hang. Evaluates to whether @cond held.
  */
 #define pt_wait(test, cond)						\
@@ -512,10 +522,14 @@ static bool pt_start_per_cpu(struct kunit *test, struct pt_fix *fix,
 	return ok;
 }
 
-/* Waits for the stress kthreads; a hang is no progress for PT_HANG_MS. */
+/*
+ * Waits for the stress kthreads. A hang is no progress for PT_HANG_MS, or
+ * (a livelock, such as getters spinning for an object that was lost) not
+ * being done after PT_STRESS_MS, many times what a healthy run takes.
+ */
 static bool pt_wait_stress(struct kunit *test, struct pt_fix *fix)
 {
-	unsigned long idle_since = jiffies;
+	unsigned long start = jiffies, idle_since = jiffies;
 	long last = -1;
 
 	while (!pt_all_done(fix)) {
@@ -524,13 +538,14 @@ static bool pt_wait_stress(struct kunit *test, struct pt_fix *fix)
 		if (now != last) {
 			last = now;
 			idle_since = jiffies;
-		} else if (time_after(jiffies, idle_since +
-				      msecs_to_jiffies(PT_HANG_MS))) {
+		}
+		if (time_after(jiffies, idle_since + msecs_to_jiffies(PT_HANG_MS)) ||
+		    time_after(jiffies, start + msecs_to_jiffies(PT_STRESS_MS))) {
 			KUNIT_FAIL(test, "hang guard: stuck at %ld iterations",
 				   now);
 			return false;
 		}
-		usleep_range(10000, 20000);
+		msleep(20);
 	}
 	return true;
 }
@@ -668,7 +683,10 @@ static void pt_irq_fn(struct irq_work *work)
 	p->bad = p->fn(p->fix);
 }
 
-/* Runs @fn in an irq_work callback, hard interrupt context on x86. */
+/*
+ * Runs @fn in an irq_work callback: hard interrupt context on x86 without
+ * PREEMPT_RT, which the case checks rather than assumes.
+ */
 static unsigned long pt_run_hardirq(struct kunit *test, struct pt_fix *fix,
 				    unsigned long (*fn)(struct pt_fix *fix))
 {
@@ -684,7 +702,7 @@ static unsigned long pt_run_hardirq(struct kunit *test, struct pt_fix *fix,
 	return p->bad;
 }
 
-/* ---- statistics ---- */
+/* ---- the switches a case may change, and statistics ---- */
 
 static bool pt_saved_fast, pt_saved_flag, pt_saved_stats;
 
@@ -1423,6 +1441,16 @@ static int pt_obj_index(struct pt_fix *fix, void *obj, unsigned int n)
 	return -1;
 }
 
+/* The pool's slots that hold an object (white box). */
+static unsigned int pt_pool_full_slots(struct psem_pool *pool)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < pool->capacity; i++)
+		n += !!atomic_long_read(&pool->slots[i]);
+	return n;
+}
+
 /*
  * Empties a pool of capacity @cap with try_get: it must yield exactly the
  * first @cap objects, once each, then NULL. Puts them back.
@@ -1430,12 +1458,22 @@ static int pt_obj_index(struct pt_fix *fix, void *obj, unsigned int n)
 static void pt_pool_expect_full(struct kunit *test, struct pt_fix *fix,
 				unsigned int cap)
 {
+	unsigned long seen = 0, all = GENMASK(cap - 1, 0);
 	void *got[PT_NR_OBJS];
-	unsigned long seen = 0;
 	unsigned int i, n = 0;
 	void *extra;
 	int idx;
 
+	/*
+	 * A get that holds a permit spins until it finds a full slot: with an
+	 * object lost, draining would spin forever. Check the count first.
+	 */
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->pool.sem), (long)cap);
+	if (pt_pool_full_slots(&fix->pool) != cap) {
+		KUNIT_FAIL(test, "%u of %u slots full",
+			   pt_pool_full_slots(&fix->pool), cap);
+		return;
+	}
 	for (i = 0; i < cap; i++) {
 		got[n] = psem_pool_try_get(&fix->pool);
 		idx = pt_obj_index(fix, got[n], cap);
@@ -1446,7 +1484,7 @@ static void pt_pool_expect_full(struct kunit *test, struct pt_fix *fix,
 		seen |= BIT(idx);
 		n++;
 	}
-	KUNIT_EXPECT_EQ(test, seen, GENMASK(cap - 1, 0));
+	KUNIT_EXPECT_EQ(test, seen, all);
 	extra = psem_pool_try_get(&fix->pool);
 	KUNIT_EXPECT_NULL(test, extra);
 	if (pt_obj_index(fix, extra, cap) >= 0)
@@ -1486,7 +1524,7 @@ static int pt_pool_stress_fn(void *arg)
 	struct pt_fix *fix = t->fix;
 	unsigned int i;
 
-	for (i = 0; i < PT_POOL_ITERS; i++, atomic_long_inc(&fix->progress)) {
+	for (i = 0; i < fix->iters; i++, atomic_long_inc(&fix->progress)) {
 		void *obj = pt_pool_get_once(t, i);
 		struct pt_obj *o;
 
@@ -1501,7 +1539,8 @@ static int pt_pool_stress_fn(void *arg)
 			t->errors++;
 		o->stamp = t->id;	/* plain: KCSAN reports a second holder */
 		t->got++;
-		pt_hold(t);
+		if (fix->nap)
+			pt_hold(t);
 		if (o->stamp != t->id)
 			t->errors++;
 		atomic_dec(&fix->out);
@@ -1514,12 +1553,12 @@ static int pt_pool_stress_fn(void *arg)
 }
 
 /*
- * @per_cpu kthreads on each online CPU get and put in loops from a pool of
- * @cap objects. Nobody gets an object another holds, no more than @cap are
- * ever out, and at the end the pool holds each object exactly once.
+ * @per_cpu kthreads on each online CPU get and put @iters times from a pool
+ * of @cap objects. Nobody gets an object another holds, no more than @cap
+ * are ever out, and at the end the pool holds each object exactly once.
  */
 static void pt_pool_stress(struct kunit *test, unsigned int per_cpu,
-			   unsigned int cap)
+			   unsigned int cap, unsigned int iters, bool nap)
 {
 	unsigned int n = per_cpu * num_online_cpus();
 	unsigned long errors, got, misses;
@@ -1530,12 +1569,14 @@ static void pt_pool_stress(struct kunit *test, unsigned int per_cpu,
 
 	KUNIT_ASSERT_NOT_NULL(test, fix);
 	fix->cap = cap;
+	fix->iters = iters;
+	fix->nap = nap;
 	KUNIT_ASSERT_EQ(test, pt_pool_init(fix, cap), 0);
 	if (pt_start_per_cpu(test, fix, pt_pool_stress_fn, per_cpu) &&
 	    pt_wait_stress(test, fix)) {
 		pt_sum(fix, &errors, &got, &misses, &unused);
 		KUNIT_EXPECT_EQ(test, errors, 0UL);
-		KUNIT_EXPECT_EQ(test, got, (unsigned long)n * PT_POOL_ITERS);
+		KUNIT_EXPECT_EQ(test, got, (unsigned long)n * iters);
 		KUNIT_EXPECT_EQ(test, atomic_read(&fix->out), 0);
 		for (i = 0; i < cap; i++)
 			KUNIT_EXPECT_EQ(test, atomic_read(&fix->obj[i].taken), 0);
@@ -1554,19 +1595,23 @@ static void pt_pool_stress(struct kunit *test, unsigned int per_cpu,
 	pt_fix_free(test, fix);
 }
 
-/* More kthreads than objects: gets sleep, puts hand objects over. */
+/*
+ * More kthreads than objects, which holders sometimes keep while asleep:
+ * gets sleep, and puts hand objects over to them.
+ */
 static void psem_pool_test_stress_scarce(struct kunit *test)
 {
-	pt_pool_stress(test, 4, PT_SCARCE_CAP);
+	pt_pool_stress(test, 4, PT_SCARCE_CAP, PT_POOL_ITERS, true);
 }
 
 /*
- * More objects than kthreads (up to 8 CPUs): gets rarely wait, so several
- * claim and fill slots at once, walking into each other's slots.
+ * More objects than kthreads (up to 4 CPUs), held only briefly: gets rarely
+ * wait, so they claim and fill slots at the same time, walking into each
+ * other's slots. This is where a non-atomic claim or fill would show.
  */
 static void psem_pool_test_stress_plenty(struct kunit *test)
 {
-	pt_pool_stress(test, 4, PT_NR_OBJS);
+	pt_pool_stress(test, 4, PT_NR_OBJS, PT_PLENTY_ITERS, false);
 }
 
 /*
