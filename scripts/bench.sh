@@ -17,7 +17,7 @@
 #   csw_per_1k,insns_per_iter
 #
 # Usage:
-#   scripts/bench.sh            the full matrix (about 5 minutes on 2 cores)
+#   scripts/bench.sh            the full matrix (about 3 minutes on 2 cores)
 #   QUICK=1 scripts/bench.sh    fewer rounds and iterations (about 1 minute)
 #
 # Two boots of the stock kernel:
