@@ -204,7 +204,7 @@ static ssize_t psem_switch_write(struct file *file, const char __user *buf,
 
 	/*
 	 * Exactly "0" or "1", optionally followed by one newline. Not
-	 * kstrtouint_from_user(): it parses only the first 63 bytes of a
+	 * kstrtouint_from_user(): it parses only the first 34 bytes of a
 	 * longer write, so a long run of zeros would be taken for "0".
 	 */
 	if (*ppos || !count || count > sizeof(val))

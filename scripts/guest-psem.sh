@@ -5,7 +5,8 @@
 # and refuses to run anywhere else: it loads modules).
 #
 # Loads kmod/psem.ko, then each kunit/*.ko in sorted order (their suites run
-# at load; their kernel log follows each), flips psem's debugfs switches,
+# at load; their kernel log follows each), checks the modes of psem's
+# debugfs files, flips its switches and checks that each refuses garbage,
 # loads examples/psem_consumer.ko, prints the stats, then unloads
 # everything. Each part of the output sits between "==== PSEM <part> ===="
 # lines for the host scripts to pick out. Exits non-zero if a step failed.
@@ -50,6 +51,18 @@ done
 [ -z "${skip_was:-}" ] || echo "$skip_was" >"$skip"
 
 part KNOBS
+# Who may touch them: the switches change psem's behaviour and are root's
+# alone (0600); stats is read-only (0400). debugfs is root-only anyway.
+modes=
+for f in fast_release:600 contention_flag:600 stats_enabled:600 stats:400; do
+	mode=$(stat -c %a "$knobs/${f%%:*}") || mode=none
+	modes="$modes ${f%%:*} $mode,"
+	if [ "$mode" != "${f#*:}" ]; then
+		echo "guest: FAILED: $knobs/${f%%:*} has mode $mode, expected ${f#*:}"
+		failed=1
+	fi
+done
+echo "modes:${modes%,}"
 for k in fast_release contention_flag stats_enabled; do
 	if [ ! -f "$knobs/$k" ]; then
 		echo "guest: FAILED: no $knobs/$k"
@@ -62,11 +75,44 @@ for k in fast_release contention_flag stats_enabled; do
 	done
 	echo "$line"
 done
-if err=$(sh -c "echo garbage > $knobs/fast_release" 2>&1); then
-	echo "guest: FAILED: 'echo garbage > fast_release' was accepted"
+# Garbage to every switch: each echo must fail (busybox's echo exits 1 on
+# the write error) and leave the value as it was. The two long strings are
+# 200 characters; the second is zeros ending in "x", which a parser that
+# reads only a prefix takes for "0" (kstrtouint_from_user() reads 34 bytes:
+# psem's switches accepted it while they used that).
+long_a=$(printf '%200s' '' | tr ' ' a)
+long_0=$(printf '%199s' '' | tr ' ' 0)x
+for k in fast_release contention_flag stats_enabled; do
+	[ -f "$knobs/$k" ] || continue
+	was=$(cat "$knobs/$k")
+	n=0 refused=0 why=
+	for v in 2 -1 "" abc 0x1 "1 1" 01x " 1" "$long_a" "$long_0"; do
+		n=$((n + 1))
+		shown=$(printf '%.12s' "$v")
+		[ "$shown" = "$v" ] || shown="$shown... (${#v} chars)"
+		if err=$( (echo "$v" >"$knobs/$k") 2>&1); then
+			echo "guest: FAILED: $k accepted 'echo \"$shown\"'"
+			failed=1
+		else
+			refused=$((refused + 1))
+			case " $why," in *" ${err##*: },"*) ;; *) why="$why ${err##*: }," ;; esac
+		fi
+		now=$(head -c 12 "$knobs/$k")
+		if [ "$now" != "$was" ]; then
+			echo "guest: FAILED: 'echo \"$shown\"' changed $k from $was to $now"
+			failed=1
+			echo "$was" >"$knobs/$k"
+		fi
+	done
+	why=${why%,}
+	echo "$k: refused $refused of $n bad writes (${why# }), value still $(cat "$knobs/$k")"
+	[ "$refused" = "$n" ] || failed=1
+done
+if err=$( (echo 0 >"$knobs/stats") 2>&1); then
+	echo "guest: FAILED: 'echo 0 > stats' was accepted"
 	failed=1
 else
-	echo "echo garbage > fast_release: refused (${err##*: })"
+	echo "stats: write refused (${err##*: })"
 fi
 
 part CONSUMER

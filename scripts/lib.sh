@@ -81,6 +81,20 @@ splat_re+='|detected stall|Call Trace|refcount_t:|list_add corruption|list_del c
 # core kernel, which KCSAN_STRICT finds in Linux 6.1 on its own (at boot,
 # in hrtimers); it is listed as a note and does not fail. A race whose top
 # frame is in psem code, even code inlined from a kernel header, fails.
+#
+# Expected reports: a test that provokes a kernel report on purpose
+# (kunit/psem_hostile_kunit.c) prints "psem-expect-splat: begin KIND ..."
+# before and "psem-expect-splat: end KIND" after. Inside that window the
+# first report of KIND is not a failure; everything else that matches
+# splat_re still is (a second report, lockdep, KASAN, ...). The one KIND:
+#   atomic-sleep  might_sleep()'s "BUG: sleeping function called from
+#                 invalid context at ..." and the "Call Trace:" of its
+#                 stack dump (its other lines do not match splat_re).
+# A window without its report fails too: the test then proved nothing
+# (the test prints the markers only where CONFIG_DEBUG_ATOMIC_SLEEP is
+# set). So do an unknown KIND, an end without its begin, and a window left
+# open. The console and the guest's `dmesg -r` copy of a module's log are
+# separate windows, each checked.
 scan_splats() {
 	local hits
 	hits=$(tr -d '\r' <"$1" | awk -v re="$splat_re" '
@@ -105,8 +119,36 @@ scan_splats() {
 			held[n++] = NR ":" $0
 			next
 		}
+		line ~ /^psem-expect-splat: begin / {
+			if (win != "")
+				print wnr ":" wline " (window not closed)"
+			split(line, w, " "); win = w[3]; wnr = NR; wline = $0
+			seen = 0; trace = 0
+			if (win != "atomic-sleep")
+				print NR ":" $0 " (unknown kind of expected splat)"
+			next
+		}
+		line ~ /^psem-expect-splat: end / {
+			split(line, w, " ")
+			if (win == "" || w[3] != win)
+				print NR ":" $0 " (no matching begin)"
+			else if (!seen)
+				print wnr ":" wline " (the expected report is missing)"
+			win = ""; trace = 0
+			next
+		}
+		win == "atomic-sleep" && !seen &&
+		line ~ /^BUG: sleeping function called from invalid context at / {
+			seen = 1; trace = 1
+			next
+		}
+		trace && line ~ /^Call Trace:$/ { trace = 0; next }
 		$0 ~ re { print NR ":" $0 }
-		END { for (i = 0; kcsan && i < n; i++) print held[i] }	# cut short')
+		END {
+			for (i = 0; kcsan && i < n; i++) print held[i]	# cut short
+			if (win != "")
+				print wnr ":" wline " (window not closed)"
+		}')
 	grep '^note: ' <<<"$hits" | sed 's/^note: /note: line /' | sort -u -t: -k3
 	hits=$(printf '%s' "$hits" | grep -v '^note: ') || return 0
 	echo "splats in $1:"

@@ -11,9 +11,11 @@
 # KDIR/arch/x86/boot/bzImage) with two CPUs, loads psem.ko, then runs the
 # torture twice: the normal run (sem, rwlock and mutex phases, DURATION
 # seconds in all, with signals, stutter and CPU hotplug) and a short run of
-# the deliberately broken locks (torture_type=busted). Prints each run's
-# "End of test" and ops lines. Fails unless the normal run ends "SUCCESS",
-# the busted run ends "FAILURE (expected)", and the console is free of
+# the deliberately broken locks (torture_type=busted), then tries to load it
+# with out-of-range parameters (each must fail with EINVAL). Prints each
+# run's "End of test" and ops lines. Fails unless the normal run ends
+# "SUCCESS", the busted run ends "FAILURE (expected)", every bad parameter
+# is refused, and the console is free of
 # splats (WARNING, BUG, lockdep, KASAN, KCSAN, hung tasks, Call Trace...;
 # lib.sh's scan_splats, which only notes KCSAN races inside the core kernel).
 # Nothing is loaded on the host.
@@ -80,6 +82,34 @@ tort psem_torture $((duration + 150)) duration_s=$duration \
 	nthreads_per_cpu=$threads hotplug=$hotplug ${PSEM_TORTURE_ARGS:-} || exit 11
 tort "psem_torture(busted)" $((busted + 90)) torture_type=busted \
 	duration_s=$busted nthreads_per_cpu=$threads || exit 12
+# Out-of-range parameters: psem_torture's init must refuse each with
+# -EINVAL and leave nothing loaded (the host scans the console for splats).
+# After the runs above, so that a run started by mistake cannot leave an
+# End of test line for them to find.
+n=0 bad=0
+for p in nthreads_per_cpu=0 nthreads_per_cpu=17 duration_s=0 duration_s=-1 \
+	duration_s=3601 duration_s=abc permits=0 permits=100000 stutter_s=-1 \
+	signal_ms=60001 hotplug=2 flip_knobs=-1 wait_bound_s=0 \
+	stat_interval_s=3601 torture_type=bogus torture_type=; do
+	n=\$((n + 1))
+	if err=\$(insmod torture/psem_torture.ko "\$p" 2>&1); then
+		echo "torture: FAILED: insmod psem_torture.ko \$p was accepted"
+		bad=1
+		rmmod psem_torture
+		continue
+	fi
+	case \$err in
+	*"Invalid argument"*) ;;
+	*)	echo "torture: FAILED: insmod psem_torture.ko \$p: \$err (not EINVAL)"
+		bad=1 ;;
+	esac
+	if grep -q '^psem_torture ' /proc/modules; then
+		echo "torture: FAILED: psem_torture is loaded after \$p was refused"
+		bad=1
+	fi
+done
+[ \$bad = 0 ] || exit 14
+echo "torture: \$n out-of-range parameter sets refused with EINVAL"
 rmmod psem || exit 13
 echo "==== PSEM TORTURE-END ===="
 EOF
@@ -129,6 +159,13 @@ torture_kernel() {
 	fi
 	if ! grep -qx 'psem_torture(busted): End of test: FAILURE (expected)' <<<"$lines"; then
 		echo "torture ($name): the busted run did not end with FAILURE (expected)"
+		ok=1
+	fi
+	# The payload's refusals of out-of-range module parameters.
+	lines=$(tr -d '\r' <"$log" | grep -E '^torture: ([0-9]+ out-of-range|FAILED)' || true)
+	[ -z "$lines" ] || sed 's/^/  /' <<<"$lines"
+	if ! grep -q '^torture: [0-9]* out-of-range parameter sets refused' <<<"$lines"; then
+		echo "torture ($name): the out-of-range parameters were not all refused"
 		ok=1
 	fi
 	scan_splats "$log" || ok=1
