@@ -119,6 +119,7 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 		psem_bad_count(__func__, permits);
 		permits = 0;
 	}
+	/* Unordered: the psem is not yet shared (see the kernel-doc). */
 	atomic_long_set(&sem->balance, permits);
 	__init_waitqueue_head(&sem->wq, name, key);
 	sem->debt = 0;
@@ -185,6 +186,7 @@ static long psem_hand_off(struct psem *sem, long n, struct psem_wake_list *wl)
  */
 static int psem_add_balance(struct psem *sem, long n)
 {
+	/* Relaxed: every use below is rechecked by an RMW or the lock. */
 	long cur = atomic_long_read(&sem->balance);
 	bool tripped = false;
 	int ret = 0;
@@ -307,6 +309,7 @@ EXPORT_SYMBOL_NS_GPL(psem_release_all_held, PSEM);
  */
 static long psem_take_locked(struct psem *sem, long n)
 {
+	/* Relaxed: the cmpxchg below rechecks it. */
 	long cur = atomic_long_read(&sem->balance);
 
 	lockdep_assert_held(&sem->wq.lock);
@@ -473,6 +476,7 @@ EXPORT_SYMBOL_NS_GPL(psem_acquire_timeout, PSEM);
  */
 long psem_available(const struct psem *sem)
 {
+	/* Relaxed: a snapshot that orders nothing. */
 	return atomic_long_read(&sem->balance);
 }
 EXPORT_SYMBOL_NS_GPL(psem_available, PSEM);
@@ -496,7 +500,7 @@ long psem_drain(struct psem *sem, long up_to)
 		psem_bad_count(__func__, up_to);
 		return 0;
 	}
-	cur = atomic_long_read(&sem->balance);
+	cur = atomic_long_read(&sem->balance);	/* relaxed: rechecked */
 	/* ACQUIRE: as in psem_take(). */
 	while (cur && up_to &&
 	       !atomic_long_try_cmpxchg_acquire(&sem->balance, &cur,

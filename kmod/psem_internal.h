@@ -43,7 +43,7 @@ extern bool psem_quiet_warnings;
  */
 #define psem_refuse(fmt, ...)						\
 ({									\
-	atomic64_inc(&psem_refusals);					\
+	atomic64_inc(&psem_refusals);	/* a counter: unordered */	\
 	if (!READ_ONCE(psem_quiet_warnings))				\
 		WARN_ONCE(1, "psem: " fmt, ##__VA_ARGS__);		\
 	true;								\
@@ -62,7 +62,7 @@ static __always_inline bool psem_take(struct psem *sem, long n)
 
 	if (unlikely(!n))
 		return true;	/* no write: zero permits change nothing */
-	cur = atomic_long_read(&sem->balance);
+	cur = atomic_long_read(&sem->balance);	/* relaxed: rechecked */
 	do {
 		if (cur < n)
 			return false;

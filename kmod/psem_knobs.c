@@ -69,6 +69,7 @@ void psem_stats_snapshot(struct psem_stats *out)
 		for (i = 0; i < PSEM_NR_STATS; i++)
 			out->count[i] += READ_ONCE(s->count[i]);
 	}
+	/* A counter: orders nothing. */
 	out->count[PSEM_STAT_WARN] = atomic64_read(&psem_refusals);
 }
 EXPORT_SYMBOL_NS_GPL(psem_stats_snapshot, PSEM_KNOBS);
@@ -170,7 +171,7 @@ EXPORT_SYMBOL_NS_GPL(psem_set_quiet_warnings, PSEM_KNOBS);
 /** psem_warn_count - the number of calls refused since load */
 u64 psem_warn_count(void)
 {
-	return atomic64_read(&psem_refusals);
+	return atomic64_read(&psem_refusals);	/* a counter: unordered */
 }
 EXPORT_SYMBOL_NS_GPL(psem_warn_count, PSEM_KNOBS);
 

@@ -62,6 +62,7 @@ int psem_pool_init(struct psem_pool *pool, void *const *objs,
 	if (!pool->slots)
 		return -ENOMEM;
 	for (i = 0; i < capacity; i++)
+		/* Unordered: the pool is published by the caller. */
 		atomic_long_set(&pool->slots[i], (unsigned long)objs[i]);
 	pool->capacity = capacity;
 	psem_init(&pool->sem, capacity);
@@ -102,7 +103,11 @@ static void *psem_pool_claim(struct psem_pool *pool)
 	for (;;) {
 		atomic_long_t *slot = &pool->slots[i];
 
-		/* ACQUIRE: pairs with the RELEASE fill in psem_pool_put(). */
+		/*
+		 * A relaxed look first, so that a probe of an empty slot does
+		 * not write it. ACQUIRE on the exchange: pairs with the RELEASE
+		 * fill in psem_pool_put().
+		 */
 		if (atomic_long_read(slot)) {
 			unsigned long obj = atomic_long_xchg_acquire(slot, 0);
 
@@ -201,7 +206,8 @@ int psem_pool_put(struct psem_pool *pool, void *obj)
 		long empty = 0;
 
 		/*
-		 * RELEASE: orders the caller's writes to @obj before the
+		 * A relaxed look first, as in psem_pool_claim(). RELEASE on
+		 * the exchange: orders the caller's writes to @obj before the
 		 * slot; pairs with the ACQUIRE claim in psem_pool_claim().
 		 */
 		if (!atomic_long_read(&pool->slots[i]) &&
