@@ -28,15 +28,11 @@ bad=()
 
 # checkpatch.pl --strict with no types ignored, except per file where a
 # check cannot apply:
-#  - *_trace.h: TRACE_EVENT()'s layout (TP_PROTO on its own line, open-ended
-#    TP_STRUCT__entry( and TP_fast_assign( lines) is the one every header in
-#    include/trace/events/ uses, and the one checkpatch does not expect;
 #  - psem.h: DEFINE_PSEM(name, ...) names its variable and also passes it to
 #    the initializer for the wait queue's self-pointing list head, exactly as
 #    DEFINE_SEMAPHORE() does; the argument is an identifier, not an expression.
 checkpatch_ignore() {
 	case $1 in
-	*_trace.h) echo OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT ;;
 	kmod/psem.h) echo MACRO_ARG_REUSE ;;
 	esac
 }
