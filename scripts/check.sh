@@ -148,6 +148,13 @@ run_kernel() {
 		echo "check: no atomic-sleep window on the console of a CONFIG_DEBUG_ATOMIC_SLEEP kernel"
 		ok=1
 	fi
+	# Likewise kunit/psem_lockdep_kunit.c on a CONFIG_PROVE_LOCKING kernel.
+	if grep -q '^CONFIG_PROVE_LOCKING=y' "$kdir/.config" 2>/dev/null &&
+	   [ -f "$work/kunit/psem_lockdep_kunit.ko" ] &&
+	   ! grep -qE '^\[ *[0-9.]+\] psem-expect-splat: begin lockdep-inversion' "$log"; then
+		echo "check: no lockdep-inversion window on the console of a CONFIG_PROVE_LOCKING kernel"
+		ok=1
+	fi
 	if [ $kunit = 1 ]; then
 		local krc=0
 		kunit_results "$log" "$kdir/source" "$name" || krc=$?

@@ -86,13 +86,16 @@ splat_re+='|detected stall|Call Trace|refcount_t:|list_add corruption|list_del c
 # (kunit/psem_hostile_kunit.c) prints "psem-expect-splat: begin KIND ..."
 # before and "psem-expect-splat: end KIND" after. Inside that window the
 # first report of KIND is not a failure; everything else that matches
-# splat_re still is (a second report, lockdep, KASAN, ...). The one KIND:
-#   atomic-sleep  might_sleep()'s "BUG: sleeping function called from
-#                 invalid context at ..." and the "Call Trace:" of its
-#                 stack dump (its other lines do not match splat_re).
+# splat_re still is (a second report, lockdep, KASAN, ...). The KINDs:
+#   atomic-sleep       might_sleep()'s "BUG: sleeping function called from
+#                      invalid context at ..." and the "Call Trace:" of its
+#                      stack dump (its other lines do not match splat_re);
+#   lockdep-inversion  lockdep's "WARNING: possible circular locking
+#                      dependency detected" and the "Call Trace:" of its
+#                      stack dump (kunit/psem_lockdep_kunit.c).
 # A window without its report fails too: the test then proved nothing
-# (the test prints the markers only where CONFIG_DEBUG_ATOMIC_SLEEP is
-# set). So do an unknown KIND, an end without its begin, and a window left
+# (the tests print the markers only where CONFIG_DEBUG_ATOMIC_SLEEP or
+# CONFIG_PROVE_LOCKING is set). So do an unknown KIND, an end without its begin, and a window left
 # open. The console and the guest's `dmesg -r` copy of a module's log are
 # separate windows, each checked.
 scan_splats() {
@@ -124,7 +127,7 @@ scan_splats() {
 				print wnr ":" wline " (window not closed)"
 			split(line, w, " "); win = w[3]; wnr = NR; wline = $0
 			seen = 0; trace = 0
-			if (win != "atomic-sleep")
+			if (win != "atomic-sleep" && win != "lockdep-inversion")
 				print NR ":" $0 " (unknown kind of expected splat)"
 			next
 		}
@@ -139,6 +142,11 @@ scan_splats() {
 		}
 		win == "atomic-sleep" && !seen &&
 		line ~ /^BUG: sleeping function called from invalid context at / {
+			seen = 1; trace = 1
+			next
+		}
+		win == "lockdep-inversion" && !seen &&
+		line ~ /^WARNING: possible circular locking dependency detected$/ {
 			seen = 1; trace = 1
 			next
 		}
