@@ -10,6 +10,7 @@
  * permits assigned to it, and reports the balance it left behind.
  */
 
+#include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -28,6 +29,7 @@ static struct task_struct *consumer_waiter;
 static struct psem_rwlock consumer_rwlock;
 static struct psem_mutex consumer_mutex;
 static unsigned long consumer_counter;	/* guarded by consumer_mutex */
+static DECLARE_COMPLETION(consumer_done);
 
 /*
  * Workers take two of three permits, so they collide and some must wait;
@@ -48,6 +50,13 @@ static int consumer_worker(void *unused)
 		consumer_counter++;
 		psem_mutex_unlock(&consumer_mutex);
 	}
+	/*
+	 * Report, then wait to be stopped: kthread_stop() on a thread that
+	 * has not started yet would skip this function altogether.
+	 */
+	complete(&consumer_done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
 	return 0;
 }
 
@@ -65,7 +74,8 @@ static int consumer_run_workers(void)
 		get_task_struct(t[i]);
 		started++;
 	}
-	/* kthread_stop() waits for each worker to finish its loop. */
+	for (i = 0; i < started; i++)
+		wait_for_completion(&consumer_done);
 	for (i = 0; i < started; i++) {
 		kthread_stop(t[i]);
 		put_task_struct(t[i]);

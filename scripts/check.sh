@@ -110,6 +110,15 @@ check_consumer_unload() {
 		grep '^psem_consumer: waiter woke' <<<"$lines" | sed 's/^/  | /'
 		ok=1
 	fi
+	# Every "N (expected M)" the consumer prints must have N == M.
+	local wrong
+	wrong=$(grep -oE '[-0-9]+ \(expected [-0-9]+\)' <<<"$lines" |
+		awk '{ e = $3; sub(/\)$/, "", e); if ($1 != e) print }' | sort -u)
+	if [ -n "$wrong" ]; then
+		echo "check: the consumer reported values other than expected:"
+		grep -E '\(expected' <<<"$lines" | sed 's/^/  | /'
+		ok=1
+	fi
 	bal=$(sed -n 's/^psem_consumer: unloaded; gate balance \(.*\) (expected 2)$/\1/p' <<<"$lines" |
 		sort -u)
 	if [ "$bal" != 2 ]; then
