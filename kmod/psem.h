@@ -3,7 +3,7 @@
  * psem: a counting semaphore whose release adds permits with one lock-free
  * compare-exchange while the balance is positive.
  *
- * See Documentation/psem.rst for the design and the ordering argument.
+ * See Documentation/design.rst for the design and the ordering argument.
  */
 #ifndef _PSEM_H
 #define _PSEM_H
@@ -13,8 +13,7 @@
 #include <linux/lockdep.h>
 #include <linux/wait.h>
 
-/* Symbols are exported in this namespace: consumers add MODULE_IMPORT_NS(PSEM). */
-#define PSEM_NS PSEM
+/* Symbols are exported in namespace PSEM: consumers add MODULE_IMPORT_NS(PSEM). */
 
 /* The largest balance a psem can hold, and the largest count one call takes. */
 #define PSEM_MAX_PERMITS	LONG_MAX

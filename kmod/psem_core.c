@@ -32,7 +32,7 @@
  * waiter reads its "done" flag under the same lock, so the releaser's
  * spin_unlock() pairs with the waiter's spin_lock().
  *
- * Documentation/psem.rst explains the design at length.
+ * Documentation/design.rst explains the design at length.
  */
 
 #include <linux/export.h>
