@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * psem_bench: the seed's contention probe and single-thread rows, in the
- * kernel, for psem's three variants side by side with the kernel's own
- * semaphore, rw_semaphore and mutex.
+ * kernel, for psem's four release rules side by side with the kernel's own
+ * semaphore, rw_semaphore and mutex, all in one boot.
  *
  * Loading the module runs the benchmark selected by its parameters in the
  * context of insmod and prints one line per measurement to the kernel log;
@@ -10,7 +10,7 @@
  * load it on a machine doing real work: it occupies every CPU it is given.
  *
  *   insmod psem_bench.ko table=contention cells=rwlock_read threads=2 \
- *          gaps=none,short variants=locked,fast,fast+flag,kernel \
+ *          gaps=none,short variants=locked,seed,seed+flag,psem,kernel \
  *          iters=200000 rounds=15
  *
  * Method. A measurement runs N kthreads, each bound to its own online CPU.
@@ -86,7 +86,8 @@ MODULE_PARM_DESC(gaps, "comma-separated gaps for contention cells: none,short,lo
 
 static char *variants = "all";
 module_param(variants, charp, 0444);
-MODULE_PARM_DESC(variants, "comma-separated: locked,fast,fast+flag,kernel,floor, or all");
+MODULE_PARM_DESC(variants,
+		 "comma-separated: locked,seed,seed+flag,psem,kernel,floor, or all");
 
 static unsigned int iters = 200000;
 module_param(iters, uint, 0444);
@@ -349,6 +350,33 @@ static u64 loop_8r1w_kernel(struct bench_obj *o, unsigned int n,
 	return x;
 }
 
+/* single: rwlock::write::uncontended */
+static u64 loop_write_psem(struct bench_obj *o, unsigned int n,
+			   unsigned int steps, u64 x)
+{
+	while (n--) {
+		psem_write_lock(&o->rw);
+		psem_write_unlock(&o->rw);
+	}
+	return x;
+}
+
+static u64 loop_write_kernel(struct bench_obj *o, unsigned int n,
+			     unsigned int steps, u64 x)
+{
+	while (n--) {
+		down_write(&o->krw);
+		up_write(&o->krw);
+	}
+	return x;
+}
+
+/*
+ * single: semaphore::acquire::acquire_release, one permit: the same loops
+ * as semaphore_2_take_1 (psem_acquire + psem_release against down + up),
+ * on a semaphore of one, so that every release finds a zero balance.
+ */
+
 /*
  * single: try_acquire_release_with_spare_permits and try_acquire_release;
  * the semaphore's initial permits make the difference.
@@ -455,12 +483,27 @@ static const char *const gap_names[NR_GAPS] = {
 	[G_LONG]	= "long",
 };
 
-enum bench_variant { V_LOCKED, V_FAST, V_FLAG, V_KERNEL, V_FLOOR, NR_VARIANTS };
+/*
+ * psem's release rules, selected with its switches (psem_knobs.h):
+ *   locked     fast_release=0: every release takes the queue lock
+ *   seed       fast_release=1, zero_release=0, contention_flag=0: lock-free
+ *              only on a positive balance (the seed's first commit)
+ *   seed+flag  the same with the contention flag (the seed's second commit)
+ *   psem       the shipped defaults, fast_release=1, zero_release=1,
+ *              contention_flag=1: lock-free whenever nobody waits
+ * and the references:
+ *   kernel     struct semaphore, rw_semaphore or mutex doing the same job
+ *   floor      a bare compare-exchange pair
+ */
+enum bench_variant {
+	V_LOCKED, V_SEED, V_SEED_FLAG, V_PSEM, V_KERNEL, V_FLOOR, NR_VARIANTS
+};
 
 static const char *const variant_names[NR_VARIANTS] = {
 	[V_LOCKED]	= "locked",
-	[V_FAST]	= "fast",
-	[V_FLAG]	= "fast+flag",
+	[V_SEED]	= "seed",
+	[V_SEED_FLAG]	= "seed+flag",
+	[V_PSEM]	= "psem",
 	[V_KERNEL]	= "kernel",
 	[V_FLOOR]	= "floor",
 };
@@ -494,11 +537,15 @@ static const struct bench_cell bench_cells[] = {
 	  { loop_rw_read_psem, loop_rw_read_kernel } },
 	{ "eight_reads_then_one_write", T_SINGLE, 0, false,
 	  { loop_8r1w_psem, loop_8r1w_kernel } },
+	{ "uncontended", T_SINGLE, 0, false,
+	  { loop_write_psem, loop_write_kernel } },
 	{ "try_acquire_release_with_spare_permits", T_SINGLE,
 	  BENCH_SPARE_PERMITS, false,
 	  { loop_try_psem, loop_try_kernel, loop_try_floor } },
 	{ "try_acquire_release", T_SINGLE, 1, false,
 	  { loop_try_psem, loop_try_kernel } },
+	{ "acquire_release", T_SINGLE, 1, false,
+	  { loop_sem_take1_psem, loop_sem_take1_kernel } },
 	{ "bounded_warm_get_and_return_with_spare_capacity", T_SINGLE, 0,
 	  false, { loop_pool_psem, loop_pool_kernel } },
 	{ "uncontended_reuse", T_SINGLE, 0, false,
@@ -525,14 +572,22 @@ static void variant_apply(enum bench_variant v)
 	switch (v) {
 	case V_LOCKED:
 		psem_set_fast_release(false);
+		psem_set_zero_release(false);
 		psem_set_contention_flag(false);
 		break;
-	case V_FAST:
+	case V_SEED:
 		psem_set_fast_release(true);
+		psem_set_zero_release(false);
 		psem_set_contention_flag(false);
 		break;
-	case V_FLAG:
+	case V_SEED_FLAG:
 		psem_set_fast_release(true);
+		psem_set_zero_release(false);
+		psem_set_contention_flag(true);
+		break;
+	case V_PSEM:
+		psem_set_fast_release(true);
+		psem_set_zero_release(true);
 		psem_set_contention_flag(true);
 		break;
 	default:
@@ -1082,6 +1137,7 @@ static int bench_run_all(void)
 static int __init psem_bench_init(void)
 {
 	bool fast = psem_fast_release_enabled();
+	bool zero = psem_zero_release_enabled();
 	bool flag = psem_contention_flag_enabled();
 	bool st = psem_stats_enabled();
 	u64 t0;
@@ -1101,6 +1157,7 @@ static int __init psem_bench_init(void)
 	ret = bench_run_all();
 	/* Leave psem's switches as they were found. */
 	psem_set_fast_release(fast);
+	psem_set_zero_release(zero);
 	psem_set_contention_flag(flag);
 	psem_set_stats(st);
 	pr_info("end,%s,%llu ms\n", ret ? "failed" : "ok",

@@ -20,6 +20,11 @@
 #   scripts/bench.sh            the full matrix (about 3 minutes on 2 cores)
 #   QUICK=1 scripts/bench.sh    fewer rounds and iterations (about 1 minute)
 #
+# Every variant runs in the same boot, interleaved round by round: psem's
+# release rules locked, seed, seed+flag and psem (the shipped defaults),
+# switched with its static keys between measurements, then kernel (struct
+# semaphore, rw_semaphore, mutex) and floor (a bare compare-exchange pair).
+#
 # Two boots of the stock kernel:
 #   1. TCG with -icount shift=0,sleep=off -smp 1, single-thread rows only:
 #      the guest clock advances one nanosecond per instruction, so the
@@ -157,7 +162,7 @@ cp "$work/bench-wall.txt" "$stem.wall.txt"
 args+=(--wall "$stem.wall.txt")
 if [ "${PSEM_BENCH_STATS:-0}" = 1 ]; then
 	boot stats "$smp" "" "$wall_timeout" "$kvm" \
-		table=contention "cells=$cells" variants=locked,fast,fast+flag \
+		table=contention "cells=$cells" variants=locked,seed,seed+flag,psem \
 		"threads=$threads" gaps=none,short,long \
 		"iters=$iters" rounds=3 stats=1
 	cp "$work/bench-stats.txt" "$stem.stats.txt"
