@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * psem: a counting semaphore whose release adds permits with one lock-free
- * compare-exchange while the balance is positive.
+ * compare-exchange while nobody waits.
  *
  * See Documentation/design.rst for the design and the ordering argument.
  */
@@ -9,47 +9,69 @@
 #define _PSEM_H
 
 #include <linux/atomic.h>
+#include <linux/build_bug.h>
+#include <linux/compiler.h>
 #include <linux/limits.h>
 #include <linux/lockdep.h>
 #include <linux/wait.h>
 
 /* Symbols are exported in namespace PSEM: consumers add MODULE_IMPORT_NS(PSEM). */
 
+/*
+ * The atomic word: the balance shifted left by PSEM_SHIFT, and two flags
+ * below it. Documentation/design.rst explains them.
+ *
+ *   PSEM_WAITERS    a waiter is linked or a debt is owed; set and cleared
+ *                   only under the queue lock. While it is set the word is
+ *                   exactly PSEM_WAITERS (the balance is zero).
+ *   PSEM_CONTENDED  the contention flag: a locked release lost a race with
+ *                   a lock-free one; set and cleared by that locked release.
+ */
+#define PSEM_WAITERS		0x1L
+#define PSEM_CONTENDED		0x2L
+#define PSEM_FLAGS		(PSEM_WAITERS | PSEM_CONTENDED)
+#define PSEM_SHIFT		2
+#define PSEM_ONE		(1L << PSEM_SHIFT)
+
 /* The largest balance a psem can hold, and the largest count one call takes. */
-#define PSEM_MAX_PERMITS	LONG_MAX
+#define PSEM_MAX_PERMITS	(LONG_MAX >> PSEM_SHIFT)
 
 /**
- * struct psem - a counting semaphore with a lock-free positive-balance release
- * @balance:   permits available to acquirers, 0..PSEM_MAX_PERMITS. A positive
- *             balance proves that no waiter is linked and no debt is owed.
- * @wq:        @wq.lock is the queue lock; @wq.head is the FIFO list of
- *             waiters, oldest first.
- * @debt:      permits owed by psem_reduce(), paid by releases before any
- *             waiter. Protected by @wq.lock.
- * @contended: set by a locked release that lost a race on a positive
- *             balance; while set, releases take the locked path.
+ * struct psem - a counting semaphore with a lock-free release
+ * @count: the balance (permits available to acquirers, 0..PSEM_MAX_PERMITS)
+ *         times PSEM_ONE, plus the flags PSEM_WAITERS and PSEM_CONTENDED.
+ *         A clear PSEM_WAITERS proves that no waiter is linked and no debt
+ *         is owed.
+ * @wq:    @wq.lock is the queue lock; @wq.head is the FIFO list of waiters,
+ *         oldest first.
+ * @debt:  permits owed by psem_reduce(), paid by releases before any
+ *         waiter. Protected by @wq.lock.
  *
  * The fields are private to psem; use the functions below.
  */
 struct psem {
-	atomic_long_t		balance;
+	atomic_long_t		count;
 	wait_queue_head_t	wq;
 	unsigned long		debt;
-	unsigned long		contended;
 };
+
+/* A negative count, or one over PSEM_MAX_PERMITS, does not compile. */
+#define __PSEM_COUNT_INIT(permits)					\
+	(BUILD_BUG_ON_ZERO((permits) < 0 || (permits) > PSEM_MAX_PERMITS) + \
+	 (long)(permits) * PSEM_ONE)
 
 #define __PSEM_INITIALIZER(name, permits)				\
 {									\
-	.balance	= ATOMIC_LONG_INIT(permits),			\
+	.count		= ATOMIC_LONG_INIT(__PSEM_COUNT_INIT(permits)),	\
 	.wq		= __WAIT_QUEUE_HEAD_INITIALIZER((name).wq),	\
 	.debt		= 0,						\
-	.contended	= 0,						\
 }
 
 /**
  * DEFINE_PSEM - define and initialise a psem in static storage
  * @name:    the variable's name
- * @permits: the initial balance, 0..PSEM_MAX_PERMITS
+ * @permits: the initial balance, a constant 0..PSEM_MAX_PERMITS; anything
+ *           else fails to compile
  *
  * For static (file-scope or static local) variables only, as with
  * DEFINE_SEMAPHORE(): lockdep keys the queue lock by its address. Use
@@ -77,11 +99,11 @@ do {									\
 	__psem_init((sem), (permits), #sem, &__psem_key);		\
 } while (0)
 
-bool psem_try_acquire(struct psem *sem, long n);
+bool __must_check psem_try_acquire(struct psem *sem, long n);
 int psem_acquire(struct psem *sem, long n);
-int psem_acquire_interruptible(struct psem *sem, long n);
-int psem_acquire_killable(struct psem *sem, long n);
-int psem_acquire_timeout(struct psem *sem, long n, long timeout);
+int __must_check psem_acquire_interruptible(struct psem *sem, long n);
+int __must_check psem_acquire_killable(struct psem *sem, long n);
+int __must_check psem_acquire_timeout(struct psem *sem, long n, long timeout);
 int psem_release(struct psem *sem, long n);
 int psem_release_all_held(struct psem *sem, long n);
 long psem_available(const struct psem *sem);

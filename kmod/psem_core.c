@@ -1,44 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * psem: a counting semaphore whose release adds permits with one lock-free
- * compare-exchange while the balance is positive.
+ * compare-exchange while nobody waits.
  *
- * The invariant everything below rests on:
+ * The word (&psem.count) holds the balance shifted left by PSEM_SHIFT and
+ * two flags: PSEM_WAITERS and PSEM_CONTENDED. The invariant everything
+ * below rests on:
  *
- *   A positive balance proves that no waiter is linked and no debt is owed.
+ *   I1: PSEM_WAITERS clear => no waiter is linked and no debt is owed.
+ *   I2: PSEM_WAITERS set   => the word is exactly PSEM_WAITERS: the balance
+ *       is zero, the flag clear, and only holders of the queue lock write it.
  *
- * It holds because (1) a waiter is linked, or a debt recorded, only by a task
- * that holds the queue lock and has just drained the balance to zero with a
- * compare-exchange made under that lock, and (2) the locked path adds to the
- * balance only once it has paid every debt and served every linked waiter.
- * While a waiter is linked the balance stays zero: the fast path needs a
- * positive balance to add anything, try_acquire cannot take from zero, and
- * every other writer holds the queue lock.
+ * They hold because (1) the bit is set only under the queue lock, by the
+ * compare-exchange that drains the balance to zero just before a waiter
+ * links or a debt is recorded; (2) while it is set, no lock-free path
+ * writes the word: a release's exchange expects a word without it, a try
+ * or a drain finds nothing to take; (3) it is cleared only under the lock,
+ * by the read-modify-write that adds what is left of a release once debt
+ * and queue are empty. PSEM_CONTENDED is set and cleared by a locked
+ * release within its own critical section, so a task that takes the queue
+ * lock always finds it clear.
  *
- * So a release that reads a positive balance and wins a compare-exchange on
- * it added its permits at an instant when nobody was waiting for them. If an
- * acquirer drains the balance while the release attempts its exchange, the
- * acquirer holds the lock and changed the value, so the exchange fails and
- * the release takes the locked path, which runs after the waiter is linked
- * and hands the permits to it. A balance that returns to its old value (ABA)
- * is harmless: the exchange only needs the balance to be positive at the
- * instant it succeeds.
+ * So a release that wins a compare-exchange against a word without the bit
+ * added its permits at an instant when nobody waited for them. A waiter
+ * that sets the bit after that reads, in the same exchange, the permits the
+ * release added, and takes them instead of sleeping (no lost wake-up). A
+ * waiter that sets it before makes the release's exchange fail, and the
+ * release takes the locked path, which hands the permits over. The seed's
+ * rule, "a positive balance proves nobody waits", is I2 read backwards.
  *
- * Memory ordering. Every write to the balance is a read-modify-write: the
+ * Memory ordering. Every write to the word is a read-modify-write: the
  * releases are _release operations, the acquisitions _acquire ones, so an
- * acquirer that reads a balance written by any chain of releases is ordered
- * after all of them (each RMW extends the release sequence of the one it read
- * from). Permits handed to a waiter travel under the queue lock instead: the
- * waiter reads its "done" flag under the same lock, so the releaser's
- * spin_unlock() pairs with the waiter's spin_lock().
+ * acquirer that reads a value written by any chain of releases is ordered
+ * after all of them (LKMM rmw-sequences; Documentation/design.rst says
+ * which LKMM this needs). Permits handed to a waiter travel by its
+ * ->done flag instead: the releaser publishes it with smp_store_release()
+ * after dropping the lock, and the waiter reads it with smp_load_acquire().
  *
  * Documentation/design.rst explains the design at length.
  */
 
 #include <linux/export.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
+#include <linux/ratelimit.h>
 #include <linux/sched.h>
 #include <linux/sched/debug.h>
 #include <linux/sched/signal.h>
@@ -53,10 +61,14 @@
 
 /**
  * struct psem_waiter - a task sleeping in psem_acquire*()
- * @wq_entry: links the waiter into &psem.wq.head; .private is the task
- * @needed:   permits still missing; lowered by releases under the queue lock
- * @done:     set under the queue lock once @needed reached zero and the
- *            waiter was unlinked
+ * @wq_entry: links the waiter into &psem.wq.head, then, once served, into
+ *            the releaser's private wake list; .private is the task
+ * @needed:   permits still missing; lowered by releases under the queue
+ *            lock. Zero once served: the waiter is then off the queue.
+ * @done:     set with smp_store_release() by the releaser that served the
+ *            waiter, after the queue lock is dropped; from then on the
+ *            releaser no longer touches this struct, which lives on the
+ *            waiter's stack
  */
 struct psem_waiter {
 	struct wait_queue_entry	wq_entry;
@@ -65,65 +77,95 @@ struct psem_waiter {
 };
 
 /*
- * Tasks whose waits a locked release completed, woken once the queue lock is
- * dropped so that the woken tasks do not spin on it. wake_q_add() is not
- * exported to modules, so hold a task reference instead.
+ * Wakes the waiters that a locked release served and moved to @wake, once
+ * the queue lock is dropped, so that the woken tasks do not spin on it and
+ * any number can be woken without holding it. wake_q_add() is not exported
+ * to modules, so the list runs through the waiters themselves, and a task
+ * reference keeps each task alive past the store that lets it return.
  */
-#define PSEM_WAKE_BATCH 8
-
-struct psem_wake_list {
-	unsigned int		nr;
-	struct task_struct	*task[PSEM_WAKE_BATCH];
-};
-
-static void psem_wake_later(struct psem_wake_list *wl, struct task_struct *t)
+static void psem_wake_served(struct list_head *wake)
 {
-	if (wl->nr < PSEM_WAKE_BATCH) {
+	struct psem_waiter *w, *next;
+
+	/* The _safe iterator reads @next before @w may go away. */
+	list_for_each_entry_safe(w, next, wake, wq_entry.entry) {
+		struct task_struct *t = w->wq_entry.private;
+
 		get_task_struct(t);
-		wl->task[wl->nr++] = t;
-		return;
-	}
-	/*
-	 * Batch full: wake under the lock, as kernel/locking/semaphore.c
-	 * did. The waiter cannot miss it: it reads @done under this lock.
-	 */
-	wake_up_process(t);
-}
-
-static void psem_wake_all(struct psem_wake_list *wl)
-{
-	unsigned int i;
-
-	for (i = 0; i < wl->nr; i++) {
-		wake_up_process(wl->task[i]);
-		put_task_struct(wl->task[i]);
+		/*
+		 * RELEASE: orders the grant, and every critical section
+		 * released into it (the lock orders earlier partial grants
+		 * before this one), before the waiter's return; pairs with
+		 * the smp_load_acquire() in psem_wait() and psem_wait_done().
+		 * After it @w may be gone.
+		 */
+		smp_store_release(&w->done, true);
+		wake_up_process(t);
+		put_task_struct(t);
 	}
 }
 
 /*
- * Refuses a count outside 0..PSEM_MAX_PERMITS (a negative one; n == 0 is
- * valid). Out of line and cold, so that the callers' fast paths carry only
- * the sign test: WARN_ONCE would otherwise keep them from being inlined and
- * cost them register saves.
+ * Warns about a refused call once per caller, identified by the return
+ * address of the psem entry point the consumer called: a bad count in one
+ * module does not silence the next. The first PSEM_WARN_SITES callers are
+ * remembered; past them, warnings are rate-limited instead.
  */
-static noinline __cold int psem_bad_count(const char *fn, long n)
+#define PSEM_WARN_SITES 256
+static unsigned long psem_warned[PSEM_WARN_SITES];
+atomic64_t psem_warn_sites = ATOMIC64_INIT(0);
+
+bool psem_first_refusal(unsigned long ip)
 {
-	psem_refuse("%s: count %ld out of range\n", fn, n);
+	static DEFINE_RATELIMIT_STATE(rs, DEFAULT_RATELIMIT_INTERVAL,
+				      DEFAULT_RATELIMIT_BURST);
+	unsigned int i, h = hash_long(ip, ilog2(PSEM_WARN_SITES));
+
+	for (i = 0; i < PSEM_WARN_SITES; i++) {
+		unsigned long *slot = &psem_warned[(h + i) % PSEM_WARN_SITES];
+		unsigned long old = 0;
+
+		/* Relaxed: a set of addresses that orders nothing. */
+		if (READ_ONCE(*slot) == ip)
+			return false;
+		if (try_cmpxchg_relaxed(slot, &old, ip)) {
+			atomic64_inc(&psem_warn_sites);	/* a counter */
+			return true;
+		}
+		if (old == ip)
+			return false;
+	}
+	return __ratelimit(&rs);
+}
+
+/*
+ * Refuses a count outside 0..PSEM_MAX_PERMITS. Out of line and cold, so
+ * that the callers' fast paths carry only the range test.
+ */
+static noinline __cold int psem_bad_count(const char *fn, long n,
+					  unsigned long ip)
+{
+	psem_refuse_ip(ip, "%s: count %ld out of range\n", fn, n);
 	return -EINVAL;
+}
+
+/* Whether @n is outside 1..PSEM_MAX_PERMITS, in one compare. */
+static __always_inline bool psem_count_odd(long n)
+{
+	return unlikely((unsigned long)n - 1 >= PSEM_MAX_PERMITS);
 }
 
 void __psem_init(struct psem *sem, long permits, const char *name,
 		 struct lock_class_key *key)
 {
-	if (unlikely(permits < 0)) {
-		psem_bad_count(__func__, permits);
+	if (unlikely((unsigned long)permits > PSEM_MAX_PERMITS)) {
+		psem_bad_count(__func__, permits, _RET_IP_);
 		permits = 0;
 	}
 	/* Unordered: the psem is not yet shared (see the kernel-doc). */
-	atomic_long_set(&sem->balance, permits);
+	atomic_long_set(&sem->count, permits * PSEM_ONE);
 	__init_waitqueue_head(&sem->wq, name, key);
 	sem->debt = 0;
-	sem->contended = 0;
 }
 EXPORT_SYMBOL_NS_GPL(__psem_init, PSEM);
 
@@ -133,16 +175,16 @@ EXPORT_SYMBOL_NS_GPL(__psem_init, PSEM);
  * @n:   permits to take, 0..PSEM_MAX_PERMITS
  *
  * Takes all @n permits or none. Never sleeps and never takes the queue lock,
- * so it may be called from any context, hard IRQ included. It never
- * overtakes a waiter: while one is linked the balance is zero.
+ * so it may be called from any context, hard IRQ included, on every kernel.
+ * It never overtakes a waiter: while one is linked the balance is zero.
  *
  * Return: true if the permits were taken (always for @n == 0), false if too
- * few were available or @n is out of range (which also warns once).
+ * few were available or @n is out of range (which also warns).
  */
 bool psem_try_acquire(struct psem *sem, long n)
 {
-	if (unlikely(n < 0))
-		return !psem_bad_count(__func__, n);
+	if (unlikely((unsigned long)n > PSEM_MAX_PERMITS))
+		return !psem_bad_count(__func__, n, _RET_IP_);
 	return psem_take(sem, n);
 }
 EXPORT_SYMBOL_NS_GPL(psem_try_acquire, PSEM);
@@ -157,105 +199,118 @@ static long psem_pay_debt(struct psem *sem, long n)
 	return n - pay;
 }
 
-/* Hands @n to the waiters, oldest first; returns what is left. */
-static long psem_hand_off(struct psem *sem, long n, struct psem_wake_list *wl)
+/*
+ * Hands @n to the waiters, oldest first, moving each one served to @wake;
+ * returns what is left. Stops early only when @n runs out.
+ */
+static long psem_hand_off(struct psem *sem, long n, struct list_head *wake)
 {
-	struct psem_waiter *w, *tmp;
+	struct psem_waiter *w, *next;
 
-	list_for_each_entry_safe(w, tmp, &sem->wq.head, wq_entry.entry) {
-		long give = min(n, w->needed);
+	list_for_each_entry_safe(w, next, &sem->wq.head, wq_entry.entry) {
+		long give;
 
+		if (!n)
+			break;
+		give = min(n, w->needed);
 		w->needed -= give;
 		n -= give;
 		if (w->needed)
 			break;		/* FIFO: nobody overtakes the head */
-		__remove_wait_queue(&sem->wq, &w->wq_entry);
-		w->done = true;
-		psem_wake_later(wl, w->wq_entry.private);
+		list_move_tail(&w->wq_entry.entry, wake);
 		psem_stat(PSEM_STAT_HANDOFF);
-		if (!n)
-			break;
 	}
 	return n;
 }
 
 /*
- * Adds @n to the balance once nobody is owed anything. Called with the
- * queue lock held, so no waiter can link meanwhile, but fast releases can
- * still grow a positive balance and try_acquire can shrink it.
+ * Adds @n to a balance that nobody waits on (PSEM_WAITERS clear in @cur).
+ * Under the queue lock no waiter can link meanwhile, but lock-free releases
+ * and tries can still change the word.
  */
-static int psem_add_balance(struct psem *sem, long n)
+static int psem_add_balance(struct psem *sem, long cur, long n,
+			    unsigned long ip)
 {
-	/* Relaxed: every use below is rechecked by an RMW or the lock. */
-	long cur = atomic_long_read(&sem->balance);
 	bool tripped = false;
-	int ret = 0;
-
-	if (!cur) {
-		/*
-		 * A zero balance cannot change under the lock (see the top of
-		 * this file), and n <= PSEM_MAX_PERMITS cannot overflow it.
-		 * Keep a read-modify-write all the same: a plain store would
-		 * end the release sequence of the release that wrote the old
-		 * value. RELEASE: pairs with the ACQUIRE in psem_take() of a
-		 * later acquirer, ordering this caller's critical section
-		 * before it.
-		 */
-		atomic_long_fetch_add_release(n, &sem->balance);
-		return 0;
-	}
 
 	for (;;) {
-		if (n > PSEM_MAX_PERMITS - cur) {
-			psem_refuse("release of %ld overflows balance %ld\n",
-				    n, cur);
-			ret = -EOVERFLOW;
-			break;
+		if (n > PSEM_MAX_PERMITS - (cur >> PSEM_SHIFT)) {
+			if (tripped)	/* relaxed: a hint, see below */
+				atomic_long_andnot(PSEM_CONTENDED, &sem->count);
+			psem_refuse_ip(ip, "release of %ld overflows balance %ld\n",
+				       n, cur >> PSEM_SHIFT);
+			return -EOVERFLOW;
 		}
-		/* RELEASE: pairs with the ACQUIRE in psem_take(), as above. */
-		if (atomic_long_try_cmpxchg_release(&sem->balance, &cur, cur + n))
-			break;
 		/*
-		 * Lost a race to a fast release (or a try_acquire). Send the
-		 * other releases to the lock until this addition lands. The
-		 * flag is a hint, not a synchronisation: relaxed accesses.
+		 * RELEASE: pairs with the ACQUIRE in psem_take() of a later
+		 * acquirer, ordering this caller's critical section before
+		 * it. The same exchange clears the flag that only this
+		 * critical section can have set.
+		 */
+		if (atomic_long_try_cmpxchg_release(&sem->count, &cur,
+					(cur + n * PSEM_ONE) & ~PSEM_CONTENDED))
+			return 0;
+		/*
+		 * Lost a race to a lock-free release (or a try). Send other
+		 * releases to the lock until this addition lands. The flag
+		 * is a hint, not a synchronisation: a relaxed RMW, which
+		 * also refreshes @cur.
 		 */
 		if (!tripped && static_branch_likely(&psem_contention_flag_key)) {
-			WRITE_ONCE(sem->contended, 1);
+			cur = atomic_long_fetch_or_relaxed(PSEM_CONTENDED,
+							   &sem->count);
+			cur |= PSEM_CONTENDED;
 			tripped = true;
 			psem_stat(PSEM_STAT_FLAG_TRIP);
 		}
 	}
-	if (tripped)
-		WRITE_ONCE(sem->contended, 0);
-	return ret;
 }
 
-/* The locked path of a release: debt first, then waiters, then balance. */
-static int psem_add_locked(struct psem *sem, long n, struct psem_wake_list *wl)
+/*
+ * The locked path of a release, and of a cancelled wait that gives back
+ * its partial grant: debt first, then waiters, then the balance. @n may be
+ * zero (a cancel that was assigned nothing), to clear PSEM_WAITERS when the
+ * queue has emptied.
+ */
+static int psem_add_locked(struct psem *sem, long n, struct list_head *wake,
+			   unsigned long ip)
 {
-	lockdep_assert_held(&sem->wq.lock);
+	/* Relaxed: see below for why each value is stable or rechecked. */
+	long cur = atomic_long_read(&sem->count);
 
+	lockdep_assert_held(&sem->wq.lock);
+	/* I1: nobody waits or owes; skip the walk. */
+	if (!(cur & PSEM_WAITERS))
+		return n ? psem_add_balance(sem, cur, n, ip) : 0;
+
+	/* I2: the word is PSEM_WAITERS, and only we may write it now. */
 	n = psem_pay_debt(sem, n);
-	if (n)
-		n = psem_hand_off(sem, n, wl);
-	if (n)
-		return psem_add_balance(sem, n);
+	n = psem_hand_off(sem, n, wake);
+	if (sem->debt || !list_empty(&sem->wq.head))
+		return 0;	/* and @n is zero: it ran out first */
+	/*
+	 * The last waiter is served or gone and no debt is left: clear the
+	 * bit and add the rest in one RMW, so that the word is never seen
+	 * without the bit before the queue is empty (I1). RELEASE: as in
+	 * psem_add_balance(). n <= PSEM_MAX_PERMITS on a zero balance cannot
+	 * overflow.
+	 */
+	atomic_long_add_return_release(n * PSEM_ONE - PSEM_WAITERS, &sem->count);
 	return 0;
 }
 
-int psem_release_locked(struct psem *sem, long n)
+int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
 {
-	struct psem_wake_list wl = { .nr = 0 };
+	LIST_HEAD(wake);
 	unsigned long flags;
 	int ret;
 
 	psem_stat(PSEM_STAT_LOCKED_RELEASE);
 	trace_psem_release(sem, n, false);
 	spin_lock_irqsave(&sem->wq.lock, flags);
-	ret = psem_add_locked(sem, n, &wl);
+	ret = psem_add_locked(sem, n, &wake, ip);
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
-	psem_wake_all(&wl);
+	psem_wake_served(&wake);
 	return ret;
 }
 
@@ -264,22 +319,24 @@ int psem_release_locked(struct psem *sem, long n)
  * @sem: the semaphore
  * @n:   permits to return, 0..PSEM_MAX_PERMITS
  *
- * While the balance is positive (so nobody waits) this is one lock-free
- * compare-exchange. Otherwise, or when the exchange loses a race, it takes
- * the queue lock, pays any debt, hands permits to the waiters in FIFO order
- * and adds what remains to the balance. May be called from any context,
- * hard IRQ included; never sleeps.
+ * While nobody waits this is one lock-free compare-exchange, at any
+ * balance (the seed's rule, selectable in debugfs, needs a positive one).
+ * Otherwise, or when the exchange loses a race, it takes the queue lock,
+ * pays any debt, hands permits to the waiters in FIFO order, wakes those
+ * it served once the lock is dropped, and adds what remains to the
+ * balance. Never sleeps. Context: see Documentation/api.rst; on a kernel
+ * without PREEMPT_RT any context, hard IRQ included.
  *
  * Return: 0; -EINVAL if @n is out of range, or -EOVERFLOW if the balance
- * would exceed PSEM_MAX_PERMITS. Both warn once and change nothing.
+ * would exceed PSEM_MAX_PERMITS. Both warn and change nothing.
  */
 int psem_release(struct psem *sem, long n)
 {
-	if (unlikely(n <= 0))
-		return n ? psem_bad_count(__func__, n) : 0;
+	if (psem_count_odd(n))
+		return n ? psem_bad_count(__func__, n, _RET_IP_) : 0;
 	if (psem_release_fast(sem, n))
 		return 0;
-	return psem_release_locked(sem, n);
+	return __psem_release_locked(sem, n, _RET_IP_);
 }
 EXPORT_SYMBOL_NS_GPL(psem_release, PSEM);
 
@@ -289,70 +346,104 @@ EXPORT_SYMBOL_NS_GPL(psem_release, PSEM);
  * @n:   permits to return, 0..PSEM_MAX_PERMITS
  *
  * For callers that know the balance is zero because they hold all of it,
- * as a mutex or a rwlock writer does: skips the probe of the balance that
- * psem_release() makes and goes straight to the locked path. Any context.
+ * as a mutex or a rwlock writer does: while nobody waits this is one
+ * compare-exchange from an empty word, with no probe of the balance. It is
+ * correct, only slower, if the caller is wrong about the balance.
  *
  * Return: as psem_release().
  */
 int psem_release_all_held(struct psem *sem, long n)
 {
-	if (unlikely(n <= 0))
-		return n ? psem_bad_count(__func__, n) : 0;
-	return psem_release_locked(sem, n);
+	if (psem_count_odd(n))
+		return n ? psem_bad_count(__func__, n, _RET_IP_) : 0;
+	if (psem_release_all_fast(sem, n))
+		return 0;
+	return __psem_release_locked(sem, n, _RET_IP_);
 }
 EXPORT_SYMBOL_NS_GPL(psem_release_all_held, PSEM);
 
 /*
- * Drains up to @n permits under the queue lock. Returns how many were taken;
- * fewer than @n only if the balance is now zero, which lets the caller link
- * a waiter or record a debt while keeping the invariant.
+ * Under the queue lock: takes up to @n permits, and if that is fewer than
+ * @n, sets PSEM_WAITERS in the same exchange that drains the balance to
+ * zero, so that the caller may link a waiter or record a debt (I1, I2).
+ * Returns how many were taken.
  */
-static long psem_take_locked(struct psem *sem, long n)
+static long psem_take_or_mark(struct psem *sem, long n)
 {
-	/* Relaxed: the cmpxchg below rechecks it. */
-	long cur = atomic_long_read(&sem->balance);
+	/* Relaxed: the exchange below rechecks it. */
+	long cur = atomic_long_read(&sem->count);
+	long take, new;
 
 	lockdep_assert_held(&sem->wq.lock);
-	/* ACQUIRE: as in psem_take(); zero is stable under the lock. */
-	while (cur && !atomic_long_try_cmpxchg_acquire(&sem->balance, &cur,
-						       cur - min(cur, n)))
-		;
-	return min(cur, n);
+	do {
+		if (cur & PSEM_WAITERS)
+			return 0;	/* I2: nothing to take, bit set */
+		take = min(cur >> PSEM_SHIFT, n);
+		/* PSEM_CONTENDED is clear under the lock: see the top. */
+		new = take == n ? cur - n * PSEM_ONE : PSEM_WAITERS;
+		/*
+		 * ACQUIRE: as in psem_take(). A lock-free release racing
+		 * this changes the word and makes the exchange fail; the
+		 * retry then takes what it added.
+		 */
+	} while (!atomic_long_try_cmpxchg_acquire(&sem->count, &cur, new));
+	return take;
 }
 
 /*
- * Gives up a wait: unlinks the waiter and returns what it was assigned to
- * the next waiters through the locked path, so nothing is lost.
+ * A waiter that a releaser served and unlinked, but whose ->done is not
+ * published yet, must not return: the releaser still reads its struct.
+ * The wait is short: the releaser is between its unlock and its store.
  */
-static void psem_cancel(struct psem *sem, struct psem_waiter *w, long n,
-			struct psem_wake_list *wl)
+static void psem_wait_done(struct psem_waiter *w)
 {
-	__remove_wait_queue(&sem->wq, &w->wq_entry);
-	psem_stat(PSEM_STAT_CANCEL);
-	/* Cannot overflow: the balance was zero while we were linked. */
-	psem_add_locked(sem, n - w->needed, wl);
+	for (;;) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		/* ACQUIRE: pairs with the RELEASE in psem_wake_served(). */
+		if (smp_load_acquire(&w->done))
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
 }
 
-int __sched psem_acquire_slow(struct psem *sem, long n, unsigned int state,
-			      long timeout)
+/*
+ * Gives up a wait, if it is still a wait: unlinks the waiter and returns
+ * what it was assigned to the next waiters through the locked path, so
+ * nothing is lost. Returns false if a releaser served it first.
+ */
+static bool psem_cancel(struct psem *sem, struct psem_waiter *w, long n)
 {
-	struct psem_wake_list wl = { .nr = 0 };
-	struct psem_waiter w;
-	int ret = 0;
+	LIST_HEAD(wake);
+	bool linked;
 
 	spin_lock_irq(&sem->wq.lock);
-	w.needed = n - psem_take_locked(sem, n);
-	if (!w.needed)
-		goto unlock;
+	/* Under the lock, ->needed is zero exactly when served. */
+	linked = w->needed;
+	if (linked) {
+		__remove_wait_queue(&sem->wq, &w->wq_entry);
+		psem_stat(PSEM_STAT_CANCEL);
+		/* Cannot overflow: the balance was zero while we were linked. */
+		psem_add_locked(sem, n - w->needed, &wake, _RET_IP_);
+	}
+	spin_unlock_irq(&sem->wq.lock);
+	psem_wake_served(&wake);
+	return linked;
+}
 
-	/* The balance is zero: linking keeps the invariant. */
-	init_waitqueue_entry(&w.wq_entry, current);
-	w.done = false;
-	__add_wait_queue_entry_tail(&sem->wq, &w.wq_entry);
-	psem_stat(PSEM_STAT_SLEEP);
-	trace_psem_wait_begin(sem, n, w.needed);
+/* Sleeps until served, or until a signal or the timeout cancels the wait. */
+static int psem_wait(struct psem *sem, struct psem_waiter *w, long n,
+		     unsigned int state, long timeout)
+{
+	int ret;
 
 	for (;;) {
+		set_current_state(state);
+		/* ACQUIRE: pairs with the RELEASE in psem_wake_served(). */
+		if (smp_load_acquire(&w->done)) {
+			__set_current_state(TASK_RUNNING);
+			return 0;
+		}
 		if (signal_pending_state(state, current)) {
 			ret = -EINTR;
 			break;
@@ -361,30 +452,48 @@ int __sched psem_acquire_slow(struct psem *sem, long n, unsigned int state,
 			ret = -ETIME;
 			break;
 		}
-		__set_current_state(state);
-		spin_unlock_irq(&sem->wq.lock);
 		timeout = schedule_timeout(timeout);
-		spin_lock_irq(&sem->wq.lock);
-		/* Served counts even if a signal or the timeout came too. */
-		if (w.done)
-			goto served;
 	}
-	psem_cancel(sem, &w, n, &wl);
-served:
-	trace_psem_wait_end(sem, n, ret);
-unlock:
+	__set_current_state(TASK_RUNNING);
+	if (psem_cancel(sem, w, n))
+		return ret;
+	/* Served before it could cancel: that counts, signal or not. */
+	psem_wait_done(w);
+	return 0;
+}
+
+int __sched psem_acquire_slow(struct psem *sem, long n, unsigned int state,
+			      long timeout)
+{
+	struct psem_waiter w;
+	int ret;
+
+	spin_lock_irq(&sem->wq.lock);
+	w.needed = n - psem_take_or_mark(sem, n);
+	if (!w.needed) {
+		spin_unlock_irq(&sem->wq.lock);
+		return 0;
+	}
+	/* PSEM_WAITERS is set: linking keeps I1. */
+	init_waitqueue_entry(&w.wq_entry, current);
+	w.done = false;
+	__add_wait_queue_entry_tail(&sem->wq, &w.wq_entry);
+	psem_stat(PSEM_STAT_SLEEP);
+	trace_psem_wait_begin(sem, n, w.needed);
 	spin_unlock_irq(&sem->wq.lock);
-	psem_wake_all(&wl);
+
+	ret = psem_wait(sem, &w, n, state, timeout);
+	trace_psem_wait_end(sem, n, ret);
 	return ret;
 }
 
 static __always_inline int psem_acquire_common(struct psem *sem, long n,
 					       unsigned int state, long timeout,
-					       const char *fn)
+					       const char *fn, unsigned long ip)
 {
 	might_sleep();
-	if (unlikely(n < 0))
-		return psem_bad_count(fn, n);
+	if (unlikely((unsigned long)n > PSEM_MAX_PERMITS))
+		return psem_bad_count(fn, n, ip);
 	if (psem_take(sem, n))
 		return 0;
 	if (timeout <= 0)
@@ -407,7 +516,7 @@ static __always_inline int psem_acquire_common(struct psem *sem, long n,
 int __sched psem_acquire(struct psem *sem, long n)
 {
 	return psem_acquire_common(sem, n, TASK_UNINTERRUPTIBLE,
-				   MAX_SCHEDULE_TIMEOUT, __func__);
+				   MAX_SCHEDULE_TIMEOUT, __func__, _RET_IP_);
 }
 EXPORT_SYMBOL_NS_GPL(psem_acquire, PSEM);
 
@@ -426,7 +535,7 @@ EXPORT_SYMBOL_NS_GPL(psem_acquire, PSEM);
 int __sched psem_acquire_interruptible(struct psem *sem, long n)
 {
 	return psem_acquire_common(sem, n, TASK_INTERRUPTIBLE,
-				   MAX_SCHEDULE_TIMEOUT, __func__);
+				   MAX_SCHEDULE_TIMEOUT, __func__, _RET_IP_);
 }
 EXPORT_SYMBOL_NS_GPL(psem_acquire_interruptible, PSEM);
 
@@ -443,7 +552,7 @@ EXPORT_SYMBOL_NS_GPL(psem_acquire_interruptible, PSEM);
 int __sched psem_acquire_killable(struct psem *sem, long n)
 {
 	return psem_acquire_common(sem, n, TASK_KILLABLE,
-				   MAX_SCHEDULE_TIMEOUT, __func__);
+				   MAX_SCHEDULE_TIMEOUT, __func__, _RET_IP_);
 }
 EXPORT_SYMBOL_NS_GPL(psem_acquire_killable, PSEM);
 
@@ -462,7 +571,7 @@ EXPORT_SYMBOL_NS_GPL(psem_acquire_killable, PSEM);
 int __sched psem_acquire_timeout(struct psem *sem, long n, long timeout)
 {
 	return psem_acquire_common(sem, n, TASK_UNINTERRUPTIBLE, timeout,
-				   __func__);
+				   __func__, _RET_IP_);
 }
 EXPORT_SYMBOL_NS_GPL(psem_acquire_timeout, PSEM);
 
@@ -477,7 +586,7 @@ EXPORT_SYMBOL_NS_GPL(psem_acquire_timeout, PSEM);
 long psem_available(const struct psem *sem)
 {
 	/* Relaxed: a snapshot that orders nothing. */
-	return atomic_long_read(&sem->balance);
+	return atomic_long_read(&sem->count) >> PSEM_SHIFT;
 }
 EXPORT_SYMBOL_NS_GPL(psem_available, PSEM);
 
@@ -486,27 +595,30 @@ EXPORT_SYMBOL_NS_GPL(psem_available, PSEM);
  * @sem:   the semaphore
  * @up_to: the most permits to take, 0..PSEM_MAX_PERMITS
  *
- * Lock-free and never sleeps; any context. Like psem_try_acquire() it
- * never takes permits from a waiter.
+ * Lock-free and never sleeps; any context, on every kernel. Like
+ * psem_try_acquire() it never takes permits from a waiter.
  *
  * Return: the number of permits taken (the caller now holds them), or 0
  * if @up_to is out of range (with a warning).
  */
 long psem_drain(struct psem *sem, long up_to)
 {
-	long cur;
+	long cur, take;
 
-	if (unlikely(up_to < 0)) {
-		psem_bad_count(__func__, up_to);
+	if (unlikely((unsigned long)up_to > PSEM_MAX_PERMITS)) {
+		psem_bad_count(__func__, up_to, _RET_IP_);
 		return 0;
 	}
-	cur = atomic_long_read(&sem->balance);	/* relaxed: rechecked */
-	/* ACQUIRE: as in psem_take(). */
-	while (cur && up_to &&
-	       !atomic_long_try_cmpxchg_acquire(&sem->balance, &cur,
-						cur - min(cur, up_to)))
-		;
-	return min(cur, up_to);
+	cur = atomic_long_read(&sem->count);	/* relaxed: rechecked */
+	do {
+		/* With PSEM_WAITERS set the balance is zero (I2). */
+		take = min(cur >> PSEM_SHIFT, up_to);
+		if (!take)
+			return 0;
+		/* ACQUIRE: as in psem_take(). */
+	} while (!atomic_long_try_cmpxchg_acquire(&sem->count, &cur,
+						  cur - take * PSEM_ONE));
+	return take;
 }
 EXPORT_SYMBOL_NS_GPL(psem_drain, PSEM);
 
@@ -517,27 +629,30 @@ EXPORT_SYMBOL_NS_GPL(psem_drain, PSEM);
  *
  * Removes exactly @n permits without sleeping: what the balance holds is
  * taken now; what is missing becomes a debt, queued ahead of every waiter,
- * that later releases pay before anybody is served. Any context.
+ * that later releases pay before anybody is served. A debt sets
+ * PSEM_WAITERS, so releases take the locked path until it is paid.
+ * Context: as psem_release().
  *
  * Return: 0, -EINVAL if @n is out of range, or -EOVERFLOW if the debt
- * would exceed PSEM_MAX_PERMITS. Both warn once and change nothing.
+ * would exceed PSEM_MAX_PERMITS. Both warn and change nothing.
  */
 int psem_reduce(struct psem *sem, long n)
 {
 	unsigned long flags;
 	int ret = 0;
 
-	if (unlikely(n <= 0))
-		return n ? psem_bad_count(__func__, n) : 0;
+	if (psem_count_odd(n))
+		return n ? psem_bad_count(__func__, n, _RET_IP_) : 0;
 	spin_lock_irqsave(&sem->wq.lock, flags);
 	/* The debt a reduce may add is bounded by what it asks for. */
 	if (sem->debt > PSEM_MAX_PERMITS - n &&
-	    psem_refuse("reduce by %ld overflows debt %lu\n", n, sem->debt)) {
+	    psem_refuse_ip(_RET_IP_, "reduce by %ld overflows debt %lu\n",
+			   n, sem->debt)) {
 		ret = -EOVERFLOW;
 		goto unlock;
 	}
-	n -= psem_take_locked(sem, n);
-	/* Anything left means the balance is zero: the invariant holds. */
+	n -= psem_take_or_mark(sem, n);
+	/* Anything left means PSEM_WAITERS is set: I1 holds. */
 	if (n)
 		WRITE_ONCE(sem->debt, sem->debt + n);
 unlock:

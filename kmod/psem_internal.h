@@ -17,6 +17,7 @@
 #include "psem_trace.h"
 
 DECLARE_STATIC_KEY_TRUE(psem_fast_release_key);
+DECLARE_STATIC_KEY_TRUE(psem_zero_release_key);
 DECLARE_STATIC_KEY_TRUE(psem_contention_flag_key);
 DECLARE_STATIC_KEY_FALSE(psem_stats_key);
 
@@ -34,50 +35,83 @@ static __always_inline void psem_stat(enum psem_stat s)
 }
 
 extern atomic64_t psem_refusals;
+extern atomic64_t psem_warn_sites;
 extern bool psem_quiet_warnings;
 
+bool psem_first_refusal(unsigned long ip);
+
 /*
- * psem_refuse - count a refused call and warn once per call site, unless a
- * test asked for quiet refusals. Evaluates to true so that callers can write
+ * psem_refuse_ip - count a refused call and warn once per caller @ip (the
+ * return address of the psem entry point that refused it), unless a test
+ * asked for quiet refusals. Evaluates to true so that callers can write
  * "if (bad && psem_refuse(...)) return -EINVAL;".
  */
-#define psem_refuse(fmt, ...)						\
+#define psem_refuse_ip(ip, fmt, ...)					\
 ({									\
 	atomic64_inc(&psem_refusals);	/* a counter: unordered */	\
-	if (!READ_ONCE(psem_quiet_warnings))				\
-		WARN_ONCE(1, "psem: " fmt, ##__VA_ARGS__);		\
+	if (psem_first_refusal(ip) && !READ_ONCE(psem_quiet_warnings))	\
+		WARN(1, "psem: " fmt, ##__VA_ARGS__);			\
 	true;								\
 })
 
+/* From an exported function: its caller is the consumer. */
+#define psem_refuse(fmt, ...) psem_refuse_ip(_RET_IP_, fmt, ##__VA_ARGS__)
+
 /*
  * The lock-free fast paths, inlined into psem_core.c and into the
- * primitives whose hot paths take or return one permit (the rwlock's read
- * side), so that those pay no call into the exported functions.
+ * primitives (the rwlock and the mutex), so that their hot paths pay no
+ * call into the exported functions.
+ *
+ * The invariant they rely on (Documentation/design.rst, "The invariant"):
+ *
+ *   PSEM_WAITERS clear => no waiter is linked and no debt is owed;
+ *   PSEM_WAITERS set   => the word is exactly PSEM_WAITERS.
+ *
+ * The bit is set only under the queue lock, by the compare-exchange that
+ * drains the balance to zero before a waiter links or a debt is recorded,
+ * and cleared only under the lock, by the read-modify-write that adds what
+ * is left once the last waiter is served or gone and no debt remains.
  */
 
 /* Lock-free: takes @n permits if the balance holds them. */
 static __always_inline bool psem_take(struct psem *sem, long n)
 {
-	long cur;
+	long cur, want = n * PSEM_ONE;
 
 	if (unlikely(!n))
 		return true;	/* no write: zero permits change nothing */
-	cur = atomic_long_read(&sem->balance);	/* relaxed: rechecked */
+	cur = atomic_long_read(&sem->count);	/* relaxed: rechecked */
 	do {
-		if (cur < n)
+		/*
+		 * With PSEM_WAITERS set the word is PSEM_WAITERS, below any
+		 * want: a try never overtakes a waiter. PSEM_CONTENDED rides
+		 * along in the low bits untouched.
+		 */
+		if (cur < want)
 			return false;
 		/*
 		 * ACQUIRE: orders the caller's critical section after the
-		 * release (fast cmpxchg_release or locked fetch_add_release)
-		 * that wrote the balance read here, and after every release
-		 * in the chain of RMWs before it.
+		 * release (a fast cmpxchg_release, or a locked RMW _release)
+		 * that wrote the value read here, and after every release
+		 * in the chain of RMWs before it (LKMM rmw-sequences, v6.3+;
+		 * see Documentation/design.rst).
 		 */
-	} while (!atomic_long_try_cmpxchg_acquire(&sem->balance, &cur, cur - n));
+	} while (!atomic_long_try_cmpxchg_acquire(&sem->count, &cur, cur - want));
 	return true;
 }
 
+/* Whether the rule in force lets a release see @cur as lock-free. */
+static __always_inline bool psem_fast_ok(long cur)
+{
+	/* The seed's rule: a positive balance, and the flag clear. */
+	if (!static_branch_likely(&psem_zero_release_key))
+		return cur >= PSEM_ONE && !(cur & PSEM_CONTENDED);
+	/* psem's rule: nobody waits and the flag is clear; any balance. */
+	return !(cur & PSEM_FLAGS);
+}
+
 /*
- * The fast path: one strong compare-exchange on a positive balance. No retry
+ * The fast path: one strong compare-exchange while nobody waits. No retry
  * loop: a failure means another CPU is writing the word, and retrying here
  * only adds to that traffic; the locked path retries once serialised.
  */
@@ -88,21 +122,50 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	if (!static_branch_likely(&psem_fast_release_key))
 		return false;
 	/* Relaxed: the exchange below rechecks the value it acts on. */
-	cur = atomic_long_read(&sem->balance);
-	if (cur <= 0 || check_add_overflow(cur, n, &new))
-		return false;	/* PSEM_MAX_PERMITS is LONG_MAX */
-	/* Relaxed: a hint set and cleared by psem_add_balance(). */
-	if (static_branch_likely(&psem_contention_flag_key) &&
-	    READ_ONCE(sem->contended)) {
-		psem_stat(PSEM_STAT_FLAG_HONOURED);
-		return false;
-	}
+	cur = atomic_long_read(&sem->count);
+	if (unlikely(!psem_fast_ok(cur)))
+		goto slow;
+	/* n <= PSEM_MAX_PERMITS, so n * PSEM_ONE cannot overflow. */
+	if (unlikely(check_add_overflow(cur, n * PSEM_ONE, &new)))
+		return false;	/* the locked path refuses it */
 	/*
 	 * RELEASE: orders the caller's critical section before the new
-	 * balance; pairs with the ACQUIRE in psem_take(). Succeeds only if
-	 * the balance is still positive, hence only while no waiter is linked.
+	 * count; pairs with the ACQUIRE in psem_take() and in the locked
+	 * drain. Succeeds only if the word is still @cur, so only while
+	 * PSEM_WAITERS is clear: a waiter that sets it first makes this
+	 * fail, and one that sets it later reads what this added.
 	 */
-	if (atomic_long_try_cmpxchg_release(&sem->balance, &cur, new)) {
+	if (likely(atomic_long_try_cmpxchg_release(&sem->count, &cur, new))) {
+		psem_stat(PSEM_STAT_FAST_RELEASE);
+		if (trace_psem_release_enabled())
+			trace_psem_release(sem, n, true);
+		return true;
+	}
+	psem_stat(PSEM_STAT_FAST_CAS_FAIL);
+	return false;
+slow:
+	if (cur & PSEM_CONTENDED)
+		psem_stat(PSEM_STAT_FLAG_HONOURED);
+	return false;
+}
+
+/*
+ * Returns the @n permits of a holder that took the whole balance (a mutex
+ * owner, a rwlock writer): the word is then zero unless somebody waits or
+ * owes, so one compare-exchange from zero, which fails whenever a flag is
+ * set. Under the seed's rule (zero_release off) this is never lock-free, as
+ * in the seed. The caller falls back to the locked path.
+ */
+static __always_inline bool psem_release_all_fast(struct psem *sem, long n)
+{
+	long cur = 0;
+
+	if (!static_branch_likely(&psem_fast_release_key) ||
+	    !static_branch_likely(&psem_zero_release_key))
+		return false;
+	/* RELEASE: as in psem_release_fast(). */
+	if (likely(atomic_long_try_cmpxchg_release(&sem->count, &cur,
+						   n * PSEM_ONE))) {
 		psem_stat(PSEM_STAT_FAST_RELEASE);
 		if (trace_psem_release_enabled())
 			trace_psem_release(sem, n, true);
@@ -112,8 +175,22 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	return false;
 }
 
+/*
+ * Takes every one of the @n permits of a psem that holds at most @n (a
+ * mutex, a rwlock taken for writing): one compare-exchange from a full,
+ * flag-free word to zero.
+ */
+static __always_inline bool psem_take_all_fast(struct psem *sem, long n)
+{
+	long cur = n * PSEM_ONE;
+
+	/* ACQUIRE: as in psem_take(). */
+	return atomic_long_try_cmpxchg_acquire(&sem->count, &cur, 0);
+}
+
 /* The slow paths, shared by psem_core.c and the primitives. */
-int psem_release_locked(struct psem *sem, long n);
+int __psem_release_locked(struct psem *sem, long n, unsigned long ip);
+#define psem_release_locked(sem, n) __psem_release_locked(sem, n, _RET_IP_)
 int psem_acquire_slow(struct psem *sem, long n, unsigned int state,
 		      long timeout);
 

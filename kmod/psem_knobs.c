@@ -3,9 +3,12 @@
  * psem's run-time switches and statistics, and their debugfs files under
  * /sys/kernel/debug/psem/:
  *
- *   fast_release     1: a release on a positive balance tries one lock-free
- *                    exchange (default); 0: every release takes the queue
- *                    lock, as before the fast path existed.
+ *   fast_release     1: a release tries one lock-free exchange when the rule
+ *                    below allows it (default); 0: every release takes the
+ *                    queue lock, as before the fast path existed.
+ *   zero_release     1: the lock-free exchange is tried whenever nobody waits,
+ *                    at any balance, zero included (default); 0: only on a
+ *                    positive balance, the seed's rule.
  *   contention_flag  1: a locked release that loses a race sends other
  *                    releases to the lock until its addition lands
  *                    (default); 0: the flag is neither set nor read.
@@ -30,6 +33,7 @@
 #include "psem_internal.h"
 
 DEFINE_STATIC_KEY_TRUE(psem_fast_release_key);
+DEFINE_STATIC_KEY_TRUE(psem_zero_release_key);
 DEFINE_STATIC_KEY_TRUE(psem_contention_flag_key);
 DEFINE_STATIC_KEY_FALSE(psem_stats_key);
 DEFINE_PER_CPU(struct psem_cpu_stats, psem_cpu_stats);
@@ -117,6 +121,26 @@ void psem_set_fast_release(bool on)
 }
 EXPORT_SYMBOL_NS_GPL(psem_set_fast_release, PSEM_KNOBS);
 
+/** psem_zero_release_enabled - whether a zero-balance release may be lock-free */
+bool psem_zero_release_enabled(void)
+{
+	return static_key_enabled(&psem_zero_release_key);
+}
+EXPORT_SYMBOL_NS_GPL(psem_zero_release_enabled, PSEM_KNOBS);
+
+/**
+ * psem_set_zero_release - choose the rule for the lock-free release
+ * @on: true: lock-free whenever the waiters bit is clear, at any balance;
+ *      false: only on a positive balance, as the seed does
+ *
+ * Process context: patching a static key sleeps.
+ */
+void psem_set_zero_release(bool on)
+{
+	psem_set_key(&psem_zero_release_key, on);
+}
+EXPORT_SYMBOL_NS_GPL(psem_set_zero_release, PSEM_KNOBS);
+
 /** psem_contention_flag_enabled - whether the contention flag is in use */
 bool psem_contention_flag_enabled(void)
 {
@@ -175,6 +199,18 @@ u64 psem_warn_count(void)
 }
 EXPORT_SYMBOL_NS_GPL(psem_warn_count, PSEM_KNOBS);
 
+/**
+ * psem_warn_site_count - the number of distinct callers refused so far
+ *
+ * Each psem entry point that refuses a call warns once per caller, keyed by
+ * the caller's return address; this counts those callers, quiet mode or not.
+ */
+u64 psem_warn_site_count(void)
+{
+	return atomic64_read(&psem_warn_sites);	/* a counter: unordered */
+}
+EXPORT_SYMBOL_NS_GPL(psem_warn_site_count, PSEM_KNOBS);
+
 /* A debugfs switch: a getter and a setter behind one file. */
 struct psem_switch {
 	const char *name;
@@ -184,6 +220,7 @@ struct psem_switch {
 
 static const struct psem_switch psem_switches[] = {
 	{ "fast_release",	psem_fast_release_enabled, psem_set_fast_release },
+	{ "zero_release",	psem_zero_release_enabled, psem_set_zero_release },
 	{ "contention_flag",	psem_contention_flag_enabled, psem_set_contention_flag },
 	{ "stats_enabled",	psem_stats_enabled,	psem_set_stats },
 };

@@ -55,18 +55,21 @@ void psem_stats_reset(void);
  */
 bool psem_fast_release_enabled(void);
 void psem_set_fast_release(bool on);
+bool psem_zero_release_enabled(void);
+void psem_set_zero_release(bool on);
 bool psem_contention_flag_enabled(void);
 void psem_set_contention_flag(bool on);
 bool psem_stats_enabled(void);
 void psem_set_stats(bool on);
 
 /*
- * A refused call normally warns once with WARN_ONCE. Tests that refuse calls
+ * A refused call normally warns once per caller (see psem_refuse_ip()). Tests that refuse calls
  * on purpose set quiet mode: the refusal is then only counted in
  * PSEM_STAT_WARN (counted even while statistics are off), which they assert,
  * so that every WARNING in a test kernel's log is a real failure.
  */
 void psem_set_quiet_warnings(bool on);
 u64 psem_warn_count(void);
+u64 psem_warn_site_count(void);
 
 #endif /* _PSEM_KNOBS_H */
