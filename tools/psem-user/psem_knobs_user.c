@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What kmod/psem_knobs.c defines, without debugfs: the static keys behind
+ * the switches, the statistics and the refusal counter, and the knob API
+ * the harness flips them with. psem_zero_release_key and its setter exist
+ * whether or not the core being built reads them.
+ */
+#include <string.h>
+
+#include "psem_internal.h"
+
+DEFINE_STATIC_KEY_TRUE(psem_fast_release_key);
+DEFINE_STATIC_KEY_TRUE(psem_contention_flag_key);
+DEFINE_STATIC_KEY_TRUE(psem_zero_release_key);
+DEFINE_STATIC_KEY_FALSE(psem_stats_key);
+DEFINE_PER_CPU(struct psem_cpu_stats, psem_cpu_stats);
+
+atomic64_t psem_refusals = ATOMIC64_INIT(0);
+bool psem_quiet_warnings;
+
+bool psem_zero_release_enabled(void);
+void psem_set_zero_release(bool on);
+
+void psem_stats_snapshot(struct psem_stats *out)
+{
+	int i;
+
+	for (i = 0; i < PSEM_NR_STATS; i++)
+		out->count[i] = READ_ONCE(psem_cpu_stats.count[i]);
+	out->count[PSEM_STAT_WARN] = atomic64_read(&psem_refusals);
+}
+
+void psem_stats_reset(void)
+{
+	int i;
+
+	for (i = 0; i < PSEM_NR_STATS; i++)
+		WRITE_ONCE(psem_cpu_stats.count[i], 0);
+}
+
+#define PSEM_USER_KEY(name, key)					\
+bool psem_##name##_enabled(void)					\
+{									\
+	return static_key_enabled(&key);				\
+}									\
+void psem_set_##name(bool on)						\
+{									\
+	if (on)								\
+		static_branch_enable(&key);				\
+	else								\
+		static_branch_disable(&key);				\
+}
+
+PSEM_USER_KEY(fast_release, psem_fast_release_key)
+PSEM_USER_KEY(contention_flag, psem_contention_flag_key)
+PSEM_USER_KEY(zero_release, psem_zero_release_key)
+PSEM_USER_KEY(stats, psem_stats_key)
+
+void psem_set_quiet_warnings(bool on)
+{
+	WRITE_ONCE(psem_quiet_warnings, on);
+}
+
+u64 psem_warn_count(void)
+{
+	return atomic64_read(&psem_refusals);
+}
+
+u64 psem_warn_site_count(void)
+{
+	return atomic64_read(&psem_warn_sites);
+}

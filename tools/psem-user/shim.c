@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The run-time half of the kernel shim: tasks, sleeping and waking on a
+ * futex, simulated signals, spinlocks on pthread mutexes, warnings.
+ *
+ * Waking and signalling use relaxed atomics and fences only (see
+ * include/linux/sched.h): ThreadSanitizer, which does not model fences,
+ * sees no happens-before edge through them, so psem's own ordering is what
+ * it checks.
+ */
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/kernel.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+
+#include "psem-user.h"
+
+static __thread struct task_struct *psem_user_task;
+static int psem_user_next_pid = 1;
+static unsigned long psem_user_warn_count;
+
+void psem_user_warn(const char *file, int line, const char *fmt, ...)
+{
+	unsigned long n;
+	va_list ap;
+
+	n = __atomic_add_fetch(&psem_user_warn_count, 1, __ATOMIC_RELAXED);
+	if (n > 10)
+		return;
+	fprintf(stderr, "WARNING: %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+unsigned long psem_user_warnings(void)
+{
+	return __atomic_load_n(&psem_user_warn_count, __ATOMIC_RELAXED);
+}
+
+struct task_struct *psem_user_task_init(const char *comm, int cpu)
+{
+	struct task_struct *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		abort();
+	t->__state = TASK_RUNNING;
+	t->usage = 1;
+	t->cpu = cpu;
+	t->pid = __atomic_fetch_add(&psem_user_next_pid, 1, __ATOMIC_RELAXED);
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	psem_user_task = t;
+	return t;
+}
+
+struct task_struct *psem_user_current(void)
+{
+	if (unlikely(!psem_user_task))
+		psem_user_task_init("anon", 0);
+	return psem_user_task;
+}
+
+void psem_user_put_task(struct task_struct *t)
+{
+	/* The harness holds the first reference for the task's life. */
+	if (__atomic_sub_fetch(&t->usage, 1, __ATOMIC_RELAXED) <= 0)
+		psem_user_warn(__FILE__, __LINE__,
+			       "put_task_struct: %s/%d has no reference left\n",
+			       t->comm, t->pid);
+}
+
+static struct timespec psem_user_t0;
+static pthread_once_t psem_user_t0_once = PTHREAD_ONCE_INIT;
+
+static void psem_user_t0_init(void)
+{
+	clock_gettime(CLOCK_MONOTONIC, &psem_user_t0);
+}
+
+static unsigned long long psem_user_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+unsigned long psem_user_jiffies(void)
+{
+	struct timespec ts;
+
+	pthread_once(&psem_user_t0_once, psem_user_t0_init);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (ts.tv_sec - psem_user_t0.tv_sec) * 1000 +
+	       (ts.tv_nsec - psem_user_t0.tv_nsec) / 1000000 + 300000;
+}
+
+void psem_user_usleep(unsigned int us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void psem_user_futex_wait(unsigned int *word, unsigned int val,
+				 const struct timespec *rel)
+{
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, rel, NULL, 0);
+}
+
+static void psem_user_futex_wake(unsigned int *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* TASK_RUNNING if @t's state is still @state; a futex wake if it was asleep. */
+static int psem_user_set_running(struct task_struct *t, unsigned int state)
+{
+	if (!__atomic_compare_exchange_n(&t->__state, &state, TASK_RUNNING,
+					 false, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		return 0;
+	psem_user_futex_wake(&t->__state);
+	return 1;
+}
+
+int wake_up_state(struct task_struct *p, unsigned int mask)
+{
+	unsigned int state;
+
+	/* try_to_wake_up(): a full barrier before the state is read. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (;;) {
+		state = __atomic_load_n(&p->__state, __ATOMIC_RELAXED);
+		if (!(state & mask))
+			return 0;
+		if (psem_user_set_running(p, state))
+			return 1;
+	}
+}
+
+int wake_up_process(struct task_struct *p)
+{
+	return wake_up_state(p, TASK_NORMAL | TASK_WAKEKILL | TASK_NOLOAD);
+}
+
+int default_wake_function(struct wait_queue_entry *wq_entry,
+			  unsigned int mode, int flags, void *key)
+{
+	return wake_up_state(wq_entry->private, mode);
+}
+
+void psem_user_signal(struct task_struct *t, bool fatal)
+{
+	unsigned long bits = PSEM_USER_SIG_PENDING;
+	unsigned int state;
+
+	if (fatal)
+		bits |= PSEM_USER_SIG_FATAL;
+	__atomic_fetch_or(&t->sigpending, bits, __ATOMIC_RELAXED);
+	/* signal_wake_up(): the sleeper rechecks after its own fence. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (;;) {
+		state = __atomic_load_n(&t->__state, __ATOMIC_RELAXED);
+		if (!(state & TASK_INTERRUPTIBLE) &&
+		    !(fatal && (state & TASK_WAKEKILL)))
+			return;
+		if (psem_user_set_running(t, state))
+			return;
+	}
+}
+
+void psem_user_flush_signals(void)
+{
+	__atomic_store_n(&current->sigpending, 0, __ATOMIC_RELAXED);
+}
+
+long schedule_timeout(long timeout)
+{
+	struct task_struct *t = current;
+	unsigned long long deadline = 0, now;
+	unsigned int state;
+	struct timespec rel, *relp = NULL;
+
+	if (t->locks_held)
+		psem_user_warn(__FILE__, __LINE__,
+			       "schedule with %d spinlocks held\n",
+			       t->locks_held);
+	if (timeout < 0) {
+		psem_user_warn(__FILE__, __LINE__,
+			       "schedule_timeout: negative %ld\n", timeout);
+		timeout = 0;
+	}
+	if (timeout != MAX_SCHEDULE_TIMEOUT)
+		deadline = psem_user_now_ns() + timeout * 1000000ULL;
+	/* __schedule(): pairs with the fence in psem_user_signal(). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	state = __atomic_load_n(&t->__state, __ATOMIC_RELAXED);
+	if (state != TASK_RUNNING && signal_pending_state(state, t))
+		psem_user_set_running(t, state);
+	for (;;) {
+		state = __atomic_load_n(&t->__state, __ATOMIC_RELAXED);
+		if (state == TASK_RUNNING)
+			break;
+		if (deadline) {
+			now = psem_user_now_ns();
+			if (now >= deadline) {
+				/* The timer's wake-up. */
+				psem_user_set_running(t, state);
+				continue;
+			}
+			rel.tv_sec = (deadline - now) / 1000000000ULL;
+			rel.tv_nsec = (deadline - now) % 1000000000ULL;
+			relp = &rel;
+		}
+		psem_user_futex_wait(&t->__state, state, relp);
+	}
+	if (!deadline)
+		return timeout;
+	now = psem_user_now_ns();
+	return now >= deadline ? 0 : (long)((deadline - now) / 1000000ULL);
+}
+
+void schedule(void)
+{
+	schedule_timeout(MAX_SCHEDULE_TIMEOUT);
+}
+
+void yield(void)
+{
+	sched_yield();
+}
+
+void psem_user_might_sleep(const char *file, int line)
+{
+	int held = current->locks_held;
+
+	if (held)
+		psem_user_warn(file, line, "might_sleep with %d spinlocks held\n",
+			       held);
+}
+
+void psem_user_spin_init(spinlock_t *lock)
+{
+	pthread_mutex_init(&lock->mutex, NULL);
+	__atomic_store_n(&lock->owner, NULL, __ATOMIC_RELAXED);
+}
+
+void psem_user_spin_lock(spinlock_t *lock)
+{
+	struct task_struct *t = current;
+
+	if (__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) == t)
+		psem_user_warn(__FILE__, __LINE__, "spinlock recursion\n");
+	pthread_mutex_lock(&lock->mutex);
+	__atomic_store_n(&lock->owner, t, __ATOMIC_RELAXED);
+	t->locks_held++;
+}
+
+int psem_user_spin_trylock(spinlock_t *lock)
+{
+	struct task_struct *t = current;
+
+	if (pthread_mutex_trylock(&lock->mutex))
+		return 0;
+	__atomic_store_n(&lock->owner, t, __ATOMIC_RELAXED);
+	t->locks_held++;
+	return 1;
+}
+
+void psem_user_spin_unlock(spinlock_t *lock)
+{
+	struct task_struct *t = current;
+
+	if (__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) != t)
+		psem_user_warn(__FILE__, __LINE__,
+			       "spin_unlock of a lock %s/%d does not hold\n",
+			       t->comm, t->pid);
+	__atomic_store_n(&lock->owner, NULL, __ATOMIC_RELAXED);
+	t->locks_held--;
+	pthread_mutex_unlock(&lock->mutex);
+}
+
+bool psem_user_spin_held(struct spinlock *lock)
+{
+	return __atomic_load_n(&lock->owner, __ATOMIC_RELAXED) == current;
+}
