@@ -2,15 +2,22 @@
 /*
  * psem_mutex: a sleeping mutex on a psem of one permit.
  *
- * The holder owns the only permit, so the balance is zero whenever the
- * mutex is locked and unlock goes straight to the locked path through
- * psem_release_all_held(), skipping the probe of the balance that could
- * never succeed. Unlike struct mutex there is no optimistic spinning and
- * no handoff to a spinner: a contended lock always sleeps, FIFO.
+ * The holder owns the only permit, so the word is zero whenever the mutex
+ * is locked and nobody waits. With nobody waiting, lock and unlock are one
+ * compare-exchange each, the semaphore's inline fast paths called directly
+ * (psem_take_all_fast(): one permit to none; psem_release_all_fast(): none
+ * to one), as mutex_lock()/mutex_unlock() are with MUTEX_FLAG_WAITERS
+ * clear. Otherwise the semaphore's slow paths queue and hand off, FIFO.
+ * Unlike struct mutex there is no optimistic spinning and no handoff to a
+ * spinner: a contended lock always sleeps.
  *
  * With CONFIG_DEBUG_MUTEXES the owner is recorded, and an unlock by any
  * other task, or of an unlocked mutex, is refused with a warning and
- * changes nothing: releasing the permit would let two tasks in.
+ * changes nothing: releasing the permit would let two tasks in. The warning
+ * never dereferences the recorded owner, which may have exited.
+ *
+ * Every lock and unlock is made by a task: trylock refuses interrupt
+ * context, as mutex_trylock() must not be called there.
  */
 
 #include <linux/export.h>
@@ -35,17 +42,24 @@ static void psem_mutex_set_owner(struct psem_mutex *lock,
 #endif
 }
 
-/* Whether current may unlock: always, unless the owner is tracked. */
-static bool psem_mutex_owned(struct psem_mutex *lock)
+/*
+ * Whether current may unlock: always, unless the owner is tracked. The
+ * owner is only compared, never dereferenced: a task that exited while
+ * holding the mutex leaves a stale pointer behind, and reading its name
+ * would be a use-after-free. So the warning names the caller, which is
+ * alive, and the owner only by its (hashed) address, as the kernel's own
+ * DEBUG_MUTEXES check does.
+ */
+static __always_inline bool psem_mutex_owned(struct psem_mutex *lock,
+					     unsigned long ip)
 {
 #ifdef CONFIG_DEBUG_MUTEXES
 	struct task_struct *owner = READ_ONCE(lock->owner);
 
 	if (owner != current)
-		return !psem_refuse("mutex %p unlocked by %s/%d, owner %s/%d\n",
-				    lock, current->comm, current->pid,
-				    owner ? owner->comm : "none",
-				    owner ? owner->pid : 0);
+		return !psem_refuse_ip(ip, "mutex %p unlocked by %s/%d, not its owner %p\n",
+				       lock, current->comm, task_pid_nr(current),
+				       owner);
 #endif
 	return true;
 }
@@ -62,18 +76,29 @@ void __psem_mutex_init(struct psem_mutex *lock, const char *name,
 }
 EXPORT_SYMBOL_NS_GPL(__psem_mutex_init, PSEM);
 
+/*
+ * Every sleeping lock below is this, inlined: tell lockdep first, as
+ * mutex_lock() does, then one compare-exchange from one permit to none
+ * (psem_take_all_fast()) when the mutex is free and nobody waits; else the
+ * semaphore's slow path, which queues FIFO. A wait cut short by a signal
+ * takes the lockdep annotation back.
+ */
 static __always_inline int psem_mutex_wait(struct psem_mutex *lock,
-					   int (*acquire)(struct psem *, long),
+					   unsigned int state,
 					   unsigned long ip)
 {
 	int ret;
 
+	might_sleep();
 	mutex_acquire(mx_dep(lock), 0, 0, ip);
-	ret = acquire(&lock->sem, 1);
+	if (likely(psem_take_all_fast(&lock->sem, 1)))
+		goto owned;
+	ret = psem_acquire_slow(&lock->sem, 1, state, MAX_SCHEDULE_TIMEOUT);
 	if (ret) {
 		mutex_release(mx_dep(lock), ip);
 		return ret;
 	}
+owned:
 	psem_mutex_set_owner(lock, current);
 	return 0;
 }
@@ -82,11 +107,12 @@ static __always_inline int psem_mutex_wait(struct psem_mutex *lock,
  * psem_mutex_lock - take the mutex, sleeping uninterruptibly
  * @lock: the mutex
  *
- * Process context only; not recursive.
+ * One compare-exchange when the mutex is free and nobody waits. Process
+ * context only; not recursive.
  */
 void psem_mutex_lock(struct psem_mutex *lock)
 {
-	psem_mutex_wait(lock, psem_acquire, _RET_IP_);
+	psem_mutex_wait(lock, TASK_UNINTERRUPTIBLE, _RET_IP_);
 }
 EXPORT_SYMBOL_NS_GPL(psem_mutex_lock, PSEM);
 
@@ -98,7 +124,7 @@ EXPORT_SYMBOL_NS_GPL(psem_mutex_lock, PSEM);
  */
 int psem_mutex_lock_interruptible(struct psem_mutex *lock)
 {
-	return psem_mutex_wait(lock, psem_acquire_interruptible, _RET_IP_);
+	return psem_mutex_wait(lock, TASK_INTERRUPTIBLE, _RET_IP_);
 }
 EXPORT_SYMBOL_NS_GPL(psem_mutex_lock_interruptible, PSEM);
 
@@ -110,7 +136,7 @@ EXPORT_SYMBOL_NS_GPL(psem_mutex_lock_interruptible, PSEM);
  */
 int psem_mutex_lock_killable(struct psem_mutex *lock)
 {
-	return psem_mutex_wait(lock, psem_acquire_killable, _RET_IP_);
+	return psem_mutex_wait(lock, TASK_KILLABLE, _RET_IP_);
 }
 EXPORT_SYMBOL_NS_GPL(psem_mutex_lock_killable, PSEM);
 
@@ -118,14 +144,22 @@ EXPORT_SYMBOL_NS_GPL(psem_mutex_lock_killable, PSEM);
  * psem_mutex_trylock - take the mutex if it is free and nobody waits
  * @lock: the mutex
  *
- * Never sleeps. Unlike mutex_trylock() it may be called from interrupt
- * context, but the holder must then unlock it from the same context.
+ * Never sleeps. Task context only, as with mutex_trylock(): the holder is a
+ * task (the owner check and lockdep record current), and an interrupt
+ * handler would make the interrupted task the owner, which could then never
+ * be unlocked by anyone else. A call from interrupt context (hard or soft
+ * IRQ, NMI) is refused with a warning, returns false and changes nothing.
+ * With interrupts or preemption disabled in task context it is fine.
  *
- * Return: true if the mutex is now held.
+ * Return: true if the mutex is now held by the caller.
  */
 bool psem_mutex_trylock(struct psem_mutex *lock)
 {
-	if (!psem_try_acquire(&lock->sem, 1))
+	if (unlikely(!in_task()) &&
+	    psem_refuse("%s(%p) from interrupt context\n", __func__, lock))
+		return false;
+	/* psem_take(): succeeds with the contention flag set, too. */
+	if (!psem_take(&lock->sem, 1))
 		return false;
 	mutex_acquire(mx_dep(lock), 0, 1, _RET_IP_);
 	psem_mutex_set_owner(lock, current);
@@ -137,15 +171,20 @@ EXPORT_SYMBOL_NS_GPL(psem_mutex_trylock, PSEM);
  * psem_mutex_unlock - release the mutex
  * @lock: the mutex, held by the caller
  *
- * Hands the permit to the oldest waiter, if any. Never sleeps.
+ * Hands the permit to the oldest waiter, if any. Never sleeps. Only the
+ * task that locked the mutex may unlock it (lockdep releases it from
+ * current's held locks; CONFIG_DEBUG_MUTEXES refuses anybody else).
  */
 void psem_mutex_unlock(struct psem_mutex *lock)
 {
-	if (!psem_mutex_owned(lock))
+	if (!psem_mutex_owned(lock, _RET_IP_))
 		return;
 	psem_mutex_set_owner(lock, NULL);
 	mutex_release(mx_dep(lock), _RET_IP_);
-	psem_release_all_held(&lock->sem, 1);
+	/* One compare-exchange from zero unless somebody waits. */
+	if (likely(psem_release_all_fast(&lock->sem, 1)))
+		return;
+	psem_release_locked(&lock->sem, 1);
 }
 EXPORT_SYMBOL_NS_GPL(psem_mutex_unlock, PSEM);
 

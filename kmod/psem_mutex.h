@@ -5,6 +5,7 @@
 #ifndef _PSEM_MUTEX_H
 #define _PSEM_MUTEX_H
 
+#include <linux/compiler.h>
 #include <linux/lockdep.h>
 
 #include "psem.h"
@@ -15,7 +16,8 @@ struct task_struct;
  * struct psem_mutex - a sleeping mutual-exclusion lock, FIFO among waiters
  * @sem:     one permit while unlocked
  * @owner:   the holder (CONFIG_DEBUG_MUTEXES only), to catch an unlock by
- *           another task
+ *           another task. Compared with current, never dereferenced: the
+ *           holder may have exited.
  * @dep_map: lockdep's view of the lock (CONFIG_DEBUG_LOCK_ALLOC only)
  */
 struct psem_mutex {
@@ -48,9 +50,9 @@ do {									\
 } while (0)
 
 void psem_mutex_lock(struct psem_mutex *lock);
-int psem_mutex_lock_interruptible(struct psem_mutex *lock);
-int psem_mutex_lock_killable(struct psem_mutex *lock);
-bool psem_mutex_trylock(struct psem_mutex *lock);
+int __must_check psem_mutex_lock_interruptible(struct psem_mutex *lock);
+int __must_check psem_mutex_lock_killable(struct psem_mutex *lock);
+bool __must_check psem_mutex_trylock(struct psem_mutex *lock);
 void psem_mutex_unlock(struct psem_mutex *lock);
 bool psem_mutex_is_locked(struct psem_mutex *lock);
 

@@ -184,6 +184,27 @@ void *psem_pool_try_get(struct psem_pool *pool)
 }
 EXPORT_SYMBOL_NS_GPL(psem_pool_try_get, PSEM);
 
+/*
+ * Debug kernels (CONFIG_DEBUG_OBJECTS, the kernel's object state tracking)
+ * catch an object put twice: a put whose object still sits in a slot is
+ * refused. It reads every slot, so a kernel without it does not pay for it:
+ * the check compiles away. Best effort, as DEBUG_LIST's checks are: two puts
+ * of one object that race each other can both pass it; a put that follows
+ * the first one is always caught.
+ */
+static bool psem_pool_holds(const struct psem_pool *pool, void *obj)
+{
+	unsigned int i;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS))
+		return false;
+	for (i = 0; i < pool->capacity; i++)
+		/* Relaxed: a snapshot, as the check is. */
+		if (atomic_long_read(&pool->slots[i]) == (unsigned long)obj)
+			return true;
+	return false;
+}
+
 /**
  * psem_pool_put - return an object to the pool
  * @pool: the pool
@@ -193,13 +214,18 @@ EXPORT_SYMBOL_NS_GPL(psem_pool_try_get, PSEM);
  * holds other objects. Never sleeps; any context.
  *
  * Return: 0, or -EINVAL (with a warning, nothing changed) for a NULL
- * object or a put into a pool that holds every object already.
+ * object, a put into a pool that holds every object already, or, with
+ * CONFIG_DEBUG_OBJECTS, an object that is in the pool already (a double
+ * put, which would hand one object to two getters).
  */
 int psem_pool_put(struct psem_pool *pool, void *obj)
 {
 	unsigned int i, probed = 0;
 
 	if (!obj && psem_refuse("put of NULL into pool %p\n", pool))
+		return -EINVAL;
+	if (psem_pool_holds(pool, obj) &&
+	    psem_refuse("double put of %p into pool %p\n", obj, pool))
 		return -EINVAL;
 	i = psem_pool_start(pool);
 	for (;;) {

@@ -3,15 +3,21 @@
  * psem_rwlock: a fair sleeping reader-writer lock on top of psem.
  *
  * A reader takes one permit and returns it with psem_release(), which is
- * the lock-free fast path whenever other readers still hold permits (the
- * balance is then positive). A writer takes every permit and returns them
- * with psem_release_all_held(): it knows the balance is zero. All ordering
+ * the lock-free fast path whenever nobody waits. A writer takes every
+ * permit and returns them: with nobody waiting, its lock and unlock are one
+ * compare-exchange each (psem_take_all_fast(), psem_release_all_fast(),
+ * called directly, not through the exported functions). All ordering
  * comes from the semaphore: acquiring a permit is an ACQUIRE, returning one
  * a RELEASE (see psem_core.c).
  *
  * lockdep sees the lock as an rw_semaphore: readers are shared,
  * non-recursive acquisitions, so a read_lock while holding the write side
- * is reported, as is an AB-BA order between two locks.
+ * is reported, as is an AB-BA order between two locks. lockdep records a
+ * hold on current's stack of held locks, so every unlock must be made by
+ * the task (or the interrupt handler, for a trylock) that locked. A read
+ * hold released by another task or from an interrupt uses the _non_owner
+ * pair, as rw_semaphore has down_read_non_owner()/up_read_non_owner(): it
+ * is invisible to lockdep on both sides.
  */
 
 #include <linux/export.h>
@@ -108,7 +114,9 @@ EXPORT_SYMBOL_NS_GPL(psem_read_lock_killable, PSEM);
  * @lock: the lock
  *
  * Fails while a writer holds or waits for the lock. Never sleeps; any
- * context.
+ * context, but the same context must unlock it (from an interrupt handler:
+ * before it returns). For a hold released elsewhere use
+ * psem_read_trylock_non_owner().
  *
  * Return: true if the lock is now held for reading.
  */
@@ -123,9 +131,12 @@ EXPORT_SYMBOL_NS_GPL(psem_read_trylock, PSEM);
 
 /**
  * psem_read_unlock - release the lock held for reading
- * @lock: the lock
+ * @lock: the lock, held for reading by the caller
  *
- * Lock-free while other readers hold the lock. Any context.
+ * Lock-free while other readers hold the lock. Never sleeps. Only the
+ * context that took the read hold may release it: lockdep releases it from
+ * current's held locks, and reports "bad unlock balance" otherwise. A hold
+ * taken with a _non_owner lock is released with psem_read_unlock_non_owner().
  */
 void psem_read_unlock(struct psem_rwlock *lock)
 {
@@ -139,12 +150,18 @@ EXPORT_SYMBOL_NS_GPL(psem_read_unlock, PSEM);
  * psem_write_lock - take the lock for writing, sleeping uninterruptibly
  * @lock: the lock
  *
- * Readers that arrive while the writer waits queue behind it. Process
- * context only.
+ * One compare-exchange when the lock is free and nobody waits. Readers that
+ * arrive while the writer waits queue behind it. Process context only.
  */
 void psem_write_lock(struct psem_rwlock *lock)
 {
-	psem_rw_wait(lock, psem_acquire, false, _RET_IP_);
+	might_sleep();
+	rwsem_acquire(rw_dep(lock), 0, 0, _RET_IP_);
+	/* Every permit to none; else the uninterruptible wait, which cannot fail. */
+	if (likely(psem_take_all_fast(&lock->sem, RW_MAX)))
+		return;
+	psem_acquire_slow(&lock->sem, RW_MAX, TASK_UNINTERRUPTIBLE,
+			  MAX_SCHEDULE_TIMEOUT);
 }
 EXPORT_SYMBOL_NS_GPL(psem_write_lock, PSEM);
 
@@ -177,7 +194,8 @@ EXPORT_SYMBOL_NS_GPL(psem_write_lock_killable, PSEM);
  * psem_write_trylock - take the lock for writing if that needs no wait
  * @lock: the lock
  *
- * Never sleeps; any context.
+ * Never sleeps; any context, but the same context must unlock it (from an
+ * interrupt handler: before it returns).
  *
  * Return: true if the lock is now held for writing.
  */
@@ -192,25 +210,31 @@ EXPORT_SYMBOL_NS_GPL(psem_write_trylock, PSEM);
 
 /**
  * psem_write_unlock - release the lock held for writing
- * @lock: the lock
+ * @lock: the lock, held for writing by the caller
  *
- * Takes the queue lock: the writer held every permit, so the balance is
- * zero and the fast path could not apply. Any context.
+ * The writer held every permit, so with nobody waiting this is one
+ * compare-exchange from zero. Never sleeps. Only the context that took
+ * the write hold may release it, as with up_write(); there is no
+ * non-owner write side.
  */
 void psem_write_unlock(struct psem_rwlock *lock)
 {
 	rwsem_release(rw_dep(lock), _RET_IP_);
-	psem_release_all_held(&lock->sem, RW_MAX);
+	/* One compare-exchange from zero unless somebody waits. */
+	if (likely(psem_release_all_fast(&lock->sem, RW_MAX)))
+		return;
+	psem_release_locked(&lock->sem, RW_MAX);
 }
 EXPORT_SYMBOL_NS_GPL(psem_write_unlock, PSEM);
 
 /**
  * psem_downgrade_write - turn a write hold into a read hold
- * @lock: the lock, held for writing
+ * @lock: the lock, held for writing by the caller
  *
  * Keeps one permit and returns the rest, FIFO: waiting readers at the head
  * of the queue get in, and a waiting writer cannot, since one permit is
- * still held. Never sleeps.
+ * still held. Never sleeps. The caller then holds a read hold, released
+ * with psem_read_unlock().
  */
 void psem_downgrade_write(struct psem_rwlock *lock)
 {
@@ -218,3 +242,52 @@ void psem_downgrade_write(struct psem_rwlock *lock)
 	psem_release_all_held(&lock->sem, RW_MAX - 1);
 }
 EXPORT_SYMBOL_NS_GPL(psem_downgrade_write, PSEM);
+
+/**
+ * psem_read_lock_non_owner - take the lock for reading, for another context
+ *                            to release
+ * @lock: the lock
+ *
+ * As psem_read_lock(), but the hold belongs to no task: lockdep does not
+ * see it, as with down_read_non_owner(), so it may be released by any task
+ * or interrupt with psem_read_unlock_non_owner(), and only with that.
+ * Process context only.
+ */
+void psem_read_lock_non_owner(struct psem_rwlock *lock)
+{
+	might_sleep();
+	if (!psem_take(&lock->sem, 1))
+		psem_acquire_slow(&lock->sem, 1, TASK_UNINTERRUPTIBLE,
+				  MAX_SCHEDULE_TIMEOUT);
+}
+EXPORT_SYMBOL_NS_GPL(psem_read_lock_non_owner, PSEM);
+
+/**
+ * psem_read_trylock_non_owner - take the lock for reading if that needs no
+ *                               wait, for another context to release
+ * @lock: the lock
+ *
+ * As psem_read_trylock(), without lockdep. Never sleeps; any context.
+ *
+ * Return: true if the lock is now held for reading; release it with
+ * psem_read_unlock_non_owner().
+ */
+bool psem_read_trylock_non_owner(struct psem_rwlock *lock)
+{
+	return psem_try_acquire(&lock->sem, 1);
+}
+EXPORT_SYMBOL_NS_GPL(psem_read_trylock_non_owner, PSEM);
+
+/**
+ * psem_read_unlock_non_owner - release a read hold taken by a _non_owner lock
+ * @lock: the lock
+ *
+ * Lock-free while other readers hold the lock. Never sleeps; any task or
+ * interrupt may call it, as with up_read_non_owner().
+ */
+void psem_read_unlock_non_owner(struct psem_rwlock *lock)
+{
+	if (!psem_release_fast(&lock->sem, 1))
+		psem_release_locked(&lock->sem, 1);
+}
+EXPORT_SYMBOL_NS_GPL(psem_read_unlock_non_owner, PSEM);

@@ -10,6 +10,7 @@
 #ifndef _PSEM_RWLOCK_H
 #define _PSEM_RWLOCK_H
 
+#include <linux/compiler.h>
 #include <linux/lockdep.h>
 
 #include "psem.h"
@@ -53,15 +54,23 @@ do {									\
 } while (0)
 
 void psem_read_lock(struct psem_rwlock *lock);
-int psem_read_lock_interruptible(struct psem_rwlock *lock);
-int psem_read_lock_killable(struct psem_rwlock *lock);
-bool psem_read_trylock(struct psem_rwlock *lock);
+int __must_check psem_read_lock_interruptible(struct psem_rwlock *lock);
+int __must_check psem_read_lock_killable(struct psem_rwlock *lock);
+bool __must_check psem_read_trylock(struct psem_rwlock *lock);
 void psem_read_unlock(struct psem_rwlock *lock);
 void psem_write_lock(struct psem_rwlock *lock);
-int psem_write_lock_interruptible(struct psem_rwlock *lock);
-int psem_write_lock_killable(struct psem_rwlock *lock);
-bool psem_write_trylock(struct psem_rwlock *lock);
+int __must_check psem_write_lock_interruptible(struct psem_rwlock *lock);
+int __must_check psem_write_lock_killable(struct psem_rwlock *lock);
+bool __must_check psem_write_trylock(struct psem_rwlock *lock);
 void psem_write_unlock(struct psem_rwlock *lock);
 void psem_downgrade_write(struct psem_rwlock *lock);
+
+/*
+ * A read hold released by another task or from an interrupt, as
+ * down_read_non_owner()/up_read_non_owner(): lockdep does not see it.
+ */
+void psem_read_lock_non_owner(struct psem_rwlock *lock);
+bool __must_check psem_read_trylock_non_owner(struct psem_rwlock *lock);
+void psem_read_unlock_non_owner(struct psem_rwlock *lock);
 
 #endif /* _PSEM_RWLOCK_H */

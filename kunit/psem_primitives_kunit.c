@@ -28,6 +28,7 @@
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/cpumask.h>
+#include <linux/debug_locks.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/irq_work.h>
@@ -35,6 +36,8 @@
 #include <linux/kthread.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -71,6 +74,16 @@
 
 #define PT_NR_OBJS	16	/* pool objects, BITS_PER_LONG at most */
 #define PT_SCARCE_CAP	3	/* fewer objects than stress kthreads */
+
+/*
+ * Cases that make psem warn on purpose (its refusal WARNING, not a quiet
+ * count) run only with loud_cases=1: every WARNING fails make check unless
+ * it sits in a "psem-expect-splat: begin refusal" window, a kind that
+ * scripts/lib.sh has to accept. Without it they skip.
+ */
+static bool loud_cases;
+module_param(loud_cases, bool, 0444);
+MODULE_PARM_DESC(loud_cases, "Run the cases whose refusal must print its WARNING (default off)");
 
 /* What a step kthread does: take one lock, hold it until told, release. */
 enum pt_op {
@@ -1150,6 +1163,64 @@ out:
 	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
+static int pt_read_unlock_non_owner_fn(void *arg)
+{
+	struct pt_thread *t = arg;
+
+	psem_read_unlock_non_owner(&t->fix->rw);
+	pt_set_state(t, PT_DONE);
+	return 0;
+}
+
+static unsigned long pt_rw_unlock_non_owner(struct pt_fix *fix)
+{
+	psem_read_unlock_non_owner(&fix->rw);
+	return 0;
+}
+
+static unsigned long pt_rw_trylock_non_owner(struct pt_fix *fix)
+{
+	return !psem_read_trylock_non_owner(&fix->rw);
+}
+
+/*
+ * A read hold taken by one context and released by another, through the
+ * _non_owner pair: by another task, by a hard interrupt, and taken in a
+ * hard interrupt for a task to release. lockdep must not see it: with the
+ * owned calls (psem_read_lock() and psem_read_unlock(), which once claimed
+ * "any context") it reports "bad unlock balance" and turns itself off.
+ */
+static void psem_rwlock_test_non_owner(struct kunit *test)
+{
+	struct pt_fix *fix = pt_fix_new(1);
+	bool locks_on = debug_locks;
+	struct pt_thread *t;
+
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+
+	psem_read_lock_non_owner(&fix->rw);
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX - 1);
+	t = pt_start(test, fix, pt_read_unlock_non_owner_fn, PT_NONE);
+	if (!t || !pt_wait(test, pt_state(t) == PT_DONE))
+		goto out;
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX);
+
+	KUNIT_ASSERT_TRUE(test, psem_read_trylock_non_owner(&fix->rw));
+	KUNIT_EXPECT_EQ(test, pt_run_hardirq(test, fix, pt_rw_unlock_non_owner), 0UL);
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX);
+
+	KUNIT_EXPECT_EQ(test, pt_run_hardirq(test, fix, pt_rw_trylock_non_owner), 0UL);
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX - 1);
+	psem_read_unlock_non_owner(&fix->rw);
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX);
+
+	/* A writer still gets in, and the owned calls still work. */
+	KUNIT_EXPECT_TRUE(test, pt_rw_try_undo(&fix->rw, true));
+	KUNIT_EXPECT_EQ(test, debug_locks, locks_on);
+out:
+	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+}
+
 static struct kunit_case psem_rwlock_cases[] = {
 	KUNIT_CASE(psem_rwlock_test_exclusion),
 	KUNIT_CASE(psem_rwlock_test_writer_fairness),
@@ -1159,6 +1230,7 @@ static struct kunit_case psem_rwlock_cases[] = {
 	KUNIT_CASE(psem_rwlock_test_trylock_atomic),
 	KUNIT_CASE(psem_rwlock_test_reader_limit),
 	KUNIT_CASE(psem_rwlock_test_read_unlock_fast_path),
+	KUNIT_CASE(psem_rwlock_test_non_owner),
 	{}
 };
 
@@ -1329,17 +1401,44 @@ static void psem_mutex_test_killable(struct kunit *test)
 	pt_mx_cancel(test, PT_MUTEX_KILL, SIGKILL);
 }
 
-/* Trylock and is_locked with interrupts off and in hard IRQ. */
+/*
+ * In hard IRQ: a trylock is refused, as mutex_trylock() must not be called
+ * there (the interrupted task would become the owner). It fails on a free
+ * mutex; if it took it anyway, it gives it back so the case can go on.
+ */
+static unsigned long pt_mx_try_irq(struct pt_fix *fix)
+{
+	if (!psem_mutex_trylock(&fix->mx))
+		return 0;
+	/* Undo what the old code did, from the same context. */
+	psem_mutex_unlock(&fix->mx);
+	return BIT(0);
+}
+
+/*
+ * Trylock and is_locked with interrupts off in task context, where they
+ * work, and in hard IRQ, where the trylock is refused.
+ */
 static void psem_mutex_test_trylock_atomic(struct kunit *test)
 {
 	struct pt_fix *fix = pt_fix_new(1);
 	struct pt_thread *t;
 	unsigned long flags;
+	u64 warns;
 
 	KUNIT_ASSERT_NOT_NULL(test, fix);
 	KUNIT_EXPECT_FALSE(test, psem_mutex_is_locked(&fix->mx));
 	KUNIT_EXPECT_EQ(test, pt_run_atomic(fix, pt_mx_try_steps), 0UL);
-	KUNIT_EXPECT_EQ(test, pt_run_hardirq(test, fix, pt_mx_try_steps), 0UL);
+
+	/* From interrupt context: refused, counted once, nothing changed. */
+	warns = psem_warn_count();
+	psem_set_quiet_warnings(true);
+	KUNIT_EXPECT_EQ(test, pt_run_hardirq(test, fix, pt_mx_try_irq), 0UL);
+	psem_set_quiet_warnings(false);
+	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns + 1);
+	KUNIT_EXPECT_FALSE(test, psem_mutex_is_locked(&fix->mx));
+	KUNIT_EXPECT_PTR_EQ(test, pt_mx_owner(&fix->mx), NULL);
+	KUNIT_EXPECT_EQ(test, pt_mx_try_steps(fix), 0UL);
 
 	t = pt_start(test, fix, pt_step_fn, PT_MUTEX);
 	if (!t || !pt_wait(test, pt_state(t) == PT_HOLD))
@@ -1411,6 +1510,71 @@ out:
 	pt_finish(test, fix, &fix->mx.sem, 1);
 }
 
+static int pt_idle_fn(void *arg)
+{
+	while (!kthread_should_stop())
+		schedule_timeout_idle(1);
+	return 0;
+}
+
+/*
+ * A foreign unlock of a mutex whose recorded owner has exited: the warning
+ * must not read the owner's task_struct, which is freed (KASAN reports a
+ * use-after-free if it does). The owner is a kthread that has run and been
+ * reaped; the test holds the mutex itself (lockdep sees a real hold) with
+ * the stale pointer planted as owner, as if that task had locked it and
+ * died. The refusal has to warn for the bug to show, so the case needs
+ * loud_cases=1 and prints its expected-splat window.
+ */
+static void psem_mutex_test_stale_owner_unlock(struct kunit *test)
+{
+	struct task_struct *gone;
+	struct pt_fix *fix;
+	u64 warns;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_MUTEXES))
+		kunit_skip(test, "owner is tracked only with CONFIG_DEBUG_MUTEXES");
+	if (!loud_cases)
+		kunit_skip(test, "prints a refusal WARNING: load with loud_cases=1");
+	fix = pt_fix_new(1);
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+
+	gone = kthread_run(pt_idle_fn, NULL, "psem_pt_gone");
+	if (IS_ERR(gone)) {
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(gone));
+		goto out;
+	}
+	get_task_struct(gone);
+	kthread_stop(gone);
+	/* Until the exit's own references are dropped, ours is not the last. */
+	if (!pt_wait(test, refcount_read(&gone->usage) == 1)) {
+		put_task_struct(gone);
+		goto out;
+	}
+
+	psem_mutex_lock(&fix->mx);
+#ifdef CONFIG_DEBUG_MUTEXES
+	WRITE_ONCE(fix->mx.owner, gone);
+#endif
+	put_task_struct(gone);	/* frees it: "gone" is now a stale pointer */
+
+	warns = psem_warn_count();
+	pr_info("psem-expect-splat: begin refusal psem_mutex_unlock() by a task that does not own it\n");
+	psem_mutex_unlock(&fix->mx);
+	pr_info("psem-expect-splat: end refusal\n");
+	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns + 1);
+	KUNIT_EXPECT_TRUE(test, psem_mutex_is_locked(&fix->mx));
+
+#ifdef CONFIG_DEBUG_MUTEXES
+	WRITE_ONCE(fix->mx.owner, current);
+#endif
+	psem_mutex_unlock(&fix->mx);
+	KUNIT_EXPECT_FALSE(test, psem_mutex_is_locked(&fix->mx));
+	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns + 1);
+out:
+	pt_finish(test, fix, &fix->mx.sem, 1);
+}
+
 static struct kunit_case psem_mutex_cases[] = {
 	KUNIT_CASE(psem_mutex_test_exclusion),
 	KUNIT_CASE(psem_mutex_test_fifo),
@@ -1418,6 +1582,7 @@ static struct kunit_case psem_mutex_cases[] = {
 	KUNIT_CASE(psem_mutex_test_killable),
 	KUNIT_CASE(psem_mutex_test_trylock_atomic),
 	KUNIT_CASE(psem_mutex_test_non_owner_unlock),
+	KUNIT_CASE(psem_mutex_test_stale_owner_unlock),
 	{}
 };
 
@@ -1797,6 +1962,58 @@ out:
 	pt_finish(test, fix, &fix->pool.sem, 3);
 }
 
+/*
+ * With CONFIG_DEBUG_OBJECTS, putting an object that is already in the pool
+ * is refused, counted once, and changes nothing. Without the check the pool
+ * would hold it twice and hand it to two getters.
+ */
+static void psem_pool_test_double_put(struct kunit *test)
+{
+	struct pt_fix *fix;
+	void *a, *b, *got[3] = {};
+	unsigned int i;
+	u64 warns;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS))
+		kunit_skip(test, "the double-put check needs CONFIG_DEBUG_OBJECTS");
+	fix = pt_fix_new(1);
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+	KUNIT_ASSERT_EQ(test, pt_pool_init(fix, 3), 0);
+
+	a = psem_pool_try_get(&fix->pool);
+	b = psem_pool_try_get(&fix->pool);
+	if (!a || !b) {
+		KUNIT_FAIL(test, "pool of 3 did not give 2 objects");
+		goto out;
+	}
+	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, a), 0);
+
+	warns = psem_warn_count();
+	psem_set_quiet_warnings(true);
+	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, a), -EINVAL);
+	psem_set_quiet_warnings(false);
+	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns + 1);
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->pool.sem), 2L);
+	KUNIT_EXPECT_EQ(test, pt_pool_full_slots(&fix->pool), 2U);
+
+	/* The two objects in the pool are distinct. */
+	got[0] = psem_pool_try_get(&fix->pool);
+	got[1] = psem_pool_try_get(&fix->pool);
+	got[2] = psem_pool_try_get(&fix->pool);
+	KUNIT_EXPECT_NOT_NULL(test, got[0]);
+	KUNIT_EXPECT_NOT_NULL(test, got[1]);
+	KUNIT_EXPECT_NULL(test, got[2]);
+	KUNIT_EXPECT_PTR_NE(test, got[0], got[1]);
+	for (i = 0; i < 2; i++)
+		if (got[i] && (!i || got[1] != got[0]))
+			KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, got[i]), 0);
+	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, b), 0);
+	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns + 1);
+out:
+	psem_set_quiet_warnings(false);
+	pt_finish(test, fix, &fix->pool.sem, 3);
+}
+
 static struct kunit_case psem_pool_cases[] = {
 	KUNIT_CASE(psem_pool_test_stress_scarce),
 	KUNIT_CASE(psem_pool_test_stress_plenty),
@@ -1805,6 +2022,7 @@ static struct kunit_case psem_pool_cases[] = {
 	KUNIT_CASE(psem_pool_test_get_killable),
 	KUNIT_CASE(psem_pool_test_bad_input),
 	KUNIT_CASE(psem_pool_test_put_fast_path),
+	KUNIT_CASE(psem_pool_test_double_put),
 	{}
 };
 

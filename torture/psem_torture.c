@@ -37,7 +37,22 @@
  * optionally a thread that sends SIGUSR1 to interruptible waiters
  * (signal_ms), and a CPU hotplug thread (hotplug=1). Every stutter_s seconds
  * all workers pause together: that is when conservation is checked and
- * psem's fast-release and contention-flag switches are flipped.
+ * psem's switches are set to the next release rule, in turn (flip_knobs):
+ *
+ *   locked      fast_release=0: every release takes the queue lock
+ *   seed        fast_release=1 zero_release=0 contention_flag=0
+ *   seed+flag   fast_release=1 zero_release=0 contention_flag=1
+ *   psem        fast_release=1 zero_release=1 contention_flag=1 (defaults)
+ *   psem-noflag fast_release=1 zero_release=1 contention_flag=0
+ *
+ * so that every rule runs in every phase of a long enough test.
+ *
+ * live_flips=N adds a thread that flips one of fast_release,
+ * contention_flag, zero_release and stats_enabled, at random, every N ms
+ * while the workers run, as an administrator may on a live system; the
+ * checks stay exact. Each flip patches kernel text (static keys): under
+ * QEMU's multi-threaded TCG (7.2) that soft-locks the guest, so run it on
+ * single-threaded TCG (scripts/torture.sh does).
  *
  * Every broken rule prints "psem_torture: VIOLATION: ..." (rate-limited)
  * and is counted; any violation makes the test a FAILURE.
@@ -106,7 +121,11 @@ MODULE_PARM_DESC(hotplug, "Offline and online a CPU every few seconds (0/1)");
 
 static int flip_knobs = 1;
 module_param(flip_knobs, int, 0444);
-MODULE_PARM_DESC(flip_knobs, "Flip psem's fast_release and contention_flag switches while paused (0/1)");
+MODULE_PARM_DESC(flip_knobs, "Set each of psem's release rules in turn while paused (0/1)");
+
+static int live_flips;
+module_param(live_flips, int, 0444);
+MODULE_PARM_DESC(live_flips, "Flip psem's switches every N ms while the workers run (0=off, ..10000); needs single-threaded TCG under QEMU");
 
 static int wait_bound_s = 20;
 module_param(wait_bound_s, int, 0444);
@@ -262,6 +281,27 @@ static unsigned long tt_phase_ops[TT_NR_PHASES];
 static unsigned long tt_max_wait;	/* jiffies, over all phases */
 static unsigned long tt_stutters;
 static unsigned long tt_knob_flips;
+static atomic_long_t tt_live_flips;
+
+/* The release rules set in turn at the stutters (see the top). */
+enum tt_rule {
+	TT_RULE_LOCKED,
+	TT_RULE_SEED,
+	TT_RULE_SEED_FLAG,
+	TT_RULE_PSEM,
+	TT_RULE_PSEM_NOFLAG,
+	TT_NR_RULES,
+};
+
+static const char *const tt_rule_names[TT_NR_RULES] = {
+	[TT_RULE_LOCKED]	= "locked",
+	[TT_RULE_SEED]		= "seed",
+	[TT_RULE_SEED_FLAG]	= "seed+flag",
+	[TT_RULE_PSEM]		= "psem",
+	[TT_RULE_PSEM_NOFLAG]	= "psem-noflag",
+};
+
+static unsigned long tt_rule_runs[TT_NR_RULES];
 
 static DECLARE_WAIT_QUEUE_HEAD(tt_worker_wq);	/* workers wait here */
 static DECLARE_WAIT_QUEUE_HEAD(tt_ctl_wq);	/* the controller waits here */
@@ -1414,21 +1454,60 @@ static void tt_quiescent_check(int stage)
 			    tt_phase_name(), tt_cs_count, atomic_long_read(&tt_cs_expected));
 }
 
-/* While all workers are paused: vary psem's switches; half the time, defaults. */
+/* Sets psem's switches to release rule @rule. */
+static void tt_set_rule(enum tt_rule rule)
+{
+	psem_set_fast_release(rule != TT_RULE_LOCKED);
+	psem_set_zero_release(rule == TT_RULE_PSEM || rule == TT_RULE_PSEM_NOFLAG);
+	psem_set_contention_flag(rule == TT_RULE_SEED_FLAG || rule == TT_RULE_PSEM);
+}
+
+/* While all workers are paused: the next release rule, in turn. */
 static void tt_flip_knobs(void)
 {
-	u32 r = prandom_u32_state(&tt_ctl_rnd);
+	enum tt_rule rule;
 
 	if (!flip_knobs || tt_busted)
 		return;
-	if (r & 1) {
-		psem_set_fast_release(true);
-		psem_set_contention_flag(true);
-	} else {
-		psem_set_fast_release(r & 2);
-		psem_set_contention_flag(r & 4);
-	}
+	rule = (tt_knob_flips + 1) % TT_NR_RULES;	/* the run starts on psem */
+	tt_set_rule(rule);
+	tt_rule_runs[rule]++;
 	tt_knob_flips++;
+}
+
+/*
+ * live_flips: flip one switch at random every live_flips ms while the
+ * workers run. Nothing pauses for it: a release or an acquire may be
+ * anywhere in its fast or locked path when the rule changes under it, and
+ * the exact checks at the stutters and at the end must still hold.
+ */
+static int tt_flipper(void *arg)
+{
+	unsigned long period = max(msecs_to_jiffies(live_flips), 1UL);
+	struct rnd_state rnd;
+
+	prandom_seed_state(&rnd, seed ^ 0xf11b);
+	while (!kthread_should_stop()) {
+		schedule_timeout_idle(period);
+		if (kthread_should_stop())
+			break;
+		switch (prandom_u32_state(&rnd) % 4) {
+		case 0:
+			psem_set_fast_release(!psem_fast_release_enabled());
+			break;
+		case 1:
+			psem_set_contention_flag(!psem_contention_flag_enabled());
+			break;
+		case 2:
+			psem_set_zero_release(!psem_zero_release_enabled());
+			break;
+		default:
+			psem_set_stats(!psem_stats_enabled());
+			break;
+		}
+		atomic_long_inc(&tt_live_flips);
+	}
+	return 0;
 }
 
 static void tt_stutter(void)
@@ -1607,7 +1686,7 @@ static void tt_phase_report(enum tt_phase_id ph)
 
 static void tt_run_phase(enum tt_phase_id ph, unsigned long dur)
 {
-	struct task_struct *mon, *sig = NULL, *hp = NULL;
+	struct task_struct *mon, *sig = NULL, *hp = NULL, *flip = NULL;
 	unsigned long end, next_stutter, deadline;
 	int i;
 
@@ -1625,6 +1704,8 @@ static void tt_run_phase(enum tt_phase_id ph, unsigned long dur)
 		sig = tt_start(tt_signaller, NULL, "sig", 0, -1);
 	if (hotplug && IS_ENABLED(CONFIG_HOTPLUG_CPU) && num_online_cpus() > 1)
 		hp = tt_start(tt_hotplug, NULL, "hp", 0, -1);
+	if (live_flips && !tt_busted)
+		flip = tt_start(tt_flipper, NULL, "flip", 0, -1);
 
 	end = jiffies + dur;
 	next_stutter = jiffies + (unsigned long)stutter_s * HZ;
@@ -1641,6 +1722,8 @@ static void tt_run_phase(enum tt_phase_id ph, unsigned long dur)
 		}
 	}
 
+	if (flip)
+		kthread_stop(flip);
 	if (hp)
 		kthread_stop(hp);
 	if (sig)
@@ -1655,6 +1738,7 @@ static int tt_controller(void *arg)
 {
 	bool fast = psem_fast_release_enabled();
 	bool flag = psem_contention_flag_enabled();
+	bool zero = psem_zero_release_enabled();
 	bool stats = psem_stats_enabled();
 	struct psem_stats s0, s1;
 	unsigned long dur;
@@ -1664,6 +1748,10 @@ static int tt_controller(void *arg)
 
 	psem_set_quiet_warnings(true);
 	psem_set_stats(true);
+	if (flip_knobs && !tt_busted) {
+		tt_set_rule(TT_RULE_PSEM);
+		tt_rule_runs[TT_RULE_PSEM]++;
+	}
 	psem_stats_snapshot(&s0);
 	w0 = psem_warn_count();
 
@@ -1690,6 +1778,7 @@ static int tt_controller(void *arg)
 	psem_stats_snapshot(&s1);
 	psem_set_fast_release(fast);
 	psem_set_contention_flag(flag);
+	psem_set_zero_release(zero);
 	psem_set_stats(stats);
 	psem_set_quiet_warnings(false);
 
@@ -1705,6 +1794,10 @@ static int tt_controller(void *arg)
 		 psem_stat_names[6], s1.count[6] - s0.count[6],
 		 psem_stat_names[7], s1.count[7] - s0.count[7],
 		 psem_stat_names[8], s1.count[8] - s0.count[8]);
+	tt_alert("rules: %s=%lu %s=%lu %s=%lu %s=%lu %s=%lu live_flips=%ld\n",
+		 tt_rule_names[0], tt_rule_runs[0], tt_rule_names[1], tt_rule_runs[1],
+		 tt_rule_names[2], tt_rule_runs[2], tt_rule_names[3], tt_rule_runs[3],
+		 tt_rule_names[4], tt_rule_runs[4], atomic_long_read(&tt_live_flips));
 	tt_alert("signals=%ld stutters=%lu knob_flips=%lu hotplug_offlines=%ld hotplug_refused=%ld%s\n",
 		 atomic_long_read(&tt_signals), tt_stutters, tt_knob_flips,
 		 atomic_long_read(&tt_hotplug_off), atomic_long_read(&tt_hotplug_fail),
@@ -1784,6 +1877,7 @@ static int __init tt_init(void)
 	ok &= tt_param_ok("signal_ms", signal_ms, 0, 60000);
 	ok &= tt_param_ok("hotplug", hotplug, 0, 1);
 	ok &= tt_param_ok("flip_knobs", flip_knobs, 0, 1);
+	ok &= tt_param_ok("live_flips", live_flips, 0, 10000);
 	ok &= tt_param_ok("wait_bound_s", wait_bound_s, 1, 3600);
 	ok &= tt_param_ok("stat_interval_s", stat_interval_s, 0, 3600);
 	if (!ok)
@@ -1803,9 +1897,9 @@ static int __init tt_init(void)
 	psem_init(&tt_ovf, PSEM_MAX_PERMITS - TT_OVF_SLACK);
 	psem_init(&tt_ovf_debt, 0);
 
-	tt_alert("Start of test: torture_type=%s duration_s=%d nthreads_per_cpu=%d (%d threads) permits=%d stutter_s=%d signal_ms=%d hotplug=%d flip_knobs=%d wait_bound_s=%d seed=%lu\n",
+	tt_alert("Start of test: torture_type=%s duration_s=%d nthreads_per_cpu=%d (%d threads) permits=%d stutter_s=%d signal_ms=%d hotplug=%d flip_knobs=%d live_flips=%d wait_bound_s=%d seed=%lu\n",
 		 torture_type, duration_s, nthreads_per_cpu, tt_nthr, permits, stutter_s,
-		 signal_ms, hotplug, flip_knobs, wait_bound_s, seed);
+		 signal_ms, hotplug, flip_knobs, live_flips, wait_bound_s, seed);
 	if (hotplug && (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || num_online_cpus() < 2))
 		tt_alert("hotplug: skipped (%s)\n", IS_ENABLED(CONFIG_HOTPLUG_CPU) ?
 			 "only one CPU online" : "no CONFIG_HOTPLUG_CPU");
