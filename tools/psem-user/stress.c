@@ -177,7 +177,7 @@ static void sem_hold(struct worker *w, long n)
 
 		dwell(w);
 		if (psem_stress_guarded.b != a)
-			die("reader holding %ld saw a=%lu b=%lu\n", n, a,
+			die("permits created: reader holding %ld saw a=%lu b=%lu\n", n, a,
 			    psem_stress_guarded.b);
 	}
 	__atomic_sub_fetch(&sem_held, n, __ATOMIC_RELAXED);
@@ -304,7 +304,8 @@ static void sem_op(struct worker *w)
 		/* Each reducer owes at most SEM_PERMITS. */
 		if (avail < 0 || avail > SEM_PERMITS ||
 		    debt > (unsigned long)SEM_PERMITS * nr_workers)
-			die("available %ld, debt %lu\n", avail, debt);
+			die("permits out of range: available %ld, debt %lu\n",
+			    avail, debt);
 		return;
 	}
 	}

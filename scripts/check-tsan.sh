@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The userspace build of psem (tools/psem-user/): the unmodified kmod/
+# sources against a shim of the kernel headers, run natively and under
+# ThreadSanitizer by a multi-threaded stress that checks exact conservation,
+# then three mutants that must be caught:
+#
+#   acquire-relaxed           psem_take()'s ACQUIRE made relaxed: TSan must
+#                             report a race on the data the permits guard
+#   release-relaxed           the fast release's RELEASE made relaxed: same
+#   fast-release-with-waiter  a fast release while a waiter is linked: the
+#                             stress must report lost or created permits,
+#                             or its hang guard must trip
+#
+# Prints, when everything passes, exactly:
+#   tsan: N ops, 0 reports
+#   tsan mutant <name>: caught          (one line per mutant)
+# and exits non-zero on a build failure, a failed stress, any TSan report on
+# the real sources, or a mutant not caught. Needs gcc (with libtsan, which
+# Debian's gcc brings) and python3. Nothing is loaded into any kernel.
+#
+# Environment: PSEM_TSAN_KEEP=1 keeps the work directory (logs, binaries).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+tool=$root/tools/psem-user
+src=$root/kmod
+work=$(mktemp -d "${TMPDIR:-/tmp}/psem-tsan.XXXXXX")
+keep=${PSEM_TSAN_KEEP:-0}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+cleanup() {
+	if [ "$keep" = 1 ]; then
+		echo "tsan: work directory kept: $work" >&2
+	else
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+
+fail() {
+	echo "tsan: FAIL: $*" >&2
+	keep=1
+	exit 1
+}
+
+# build NAME KSRC SAN: tools/psem-user built from KSRC into $work/NAME.
+build() {
+	if ! make -s -j"$jobs" -C "$tool" KSRC="$2" O="$work/$1" SAN="$3" \
+		>"$work/$1.build.log" 2>&1; then
+		cat "$work/$1.build.log" >&2
+		fail "build of $1 failed (gcc with -fsanitize=thread needs libtsan, from Debian's gcc)"
+	fi
+}
+
+# stress NAME LOG TSAN_OPTIONS ARGS...: runs $work/NAME/psem-stress, exit
+# status in $rc. A kernel with more mmap randomisation than this TSan
+# runtime knows gets one more try without ASLR.
+stress() {
+	local name=$1 log=$2 opts=$3
+
+	shift 3
+	rc=0
+	TSAN_OPTIONS=$opts timeout 300 "$work/$name/psem-stress" "$@" \
+		>"$log" 2>&1 || rc=$?
+	if grep -q "unexpected memory mapping" "$log" &&
+	   command -v setarch >/dev/null; then
+		rc=0
+		TSAN_OPTIONS=$opts timeout 300 setarch "$(uname -m)" -R \
+			"$work/$name/psem-stress" "$@" >"$log" 2>&1 || rc=$?
+	fi
+}
+
+# A copy of kmod/ with one mutant applied; fails if the pattern is gone.
+mutant_src() {
+	mkdir -p "$work/src-$1"
+	cp "$src"/*.[ch] "$work/src-$1/"
+	python3 "$tool/mutate.py" "$1" "$work/src-$1" >"$work/src-$1.log" 2>&1 ||
+		{ cat "$work/src-$1.log" >&2; fail "mutant $1 could not be made"; }
+}
+
+# The real sources: natively first (fast, many operations), then under TSan.
+build native "$src" ""
+build tsan "$src" thread
+stress native "$work/native.log" "" -e 20 -m 100
+[ "$rc" = 0 ] || { cat "$work/native.log" >&2; fail "native stress exited $rc"; }
+
+stress tsan "$work/tsan.log" "halt_on_error=0 exitcode=66 report_signal_unsafe=0" \
+	-e 20 -m 150 -H 10000
+reports=$(grep -c "^WARNING: ThreadSanitizer:" "$work/tsan.log" || true)
+ops=$(sed -n 's/^psem-stress: ops=\([0-9]*\) .*/\1/p' "$work/tsan.log")
+if [ "$rc" != 0 ] || [ "$reports" != 0 ] || [ -z "$ops" ]; then
+	cat "$work/tsan.log" >&2
+	fail "TSan stress exited $rc with $reports reports"
+fi
+echo "tsan: $ops ops, 0 reports"
+
+uncaught=0
+caught() {
+	if [ "$2" = 1 ]; then
+		echo "tsan mutant $1: caught"
+	else
+		echo "tsan mutant $1: NOT caught (log: $work/$1.log)"
+		uncaught=$((uncaught + 1))
+		keep=1
+	fi
+}
+
+# The ordering mutants: TSan must report a race on the data that the
+# stress guards with psem (its globals are all named psem_stress_*).
+for m in acquire-relaxed release-relaxed; do
+	mutant_src "$m"
+	build "$m" "$work/src-$m" thread
+	stress "$m" "$work/$m.log" "halt_on_error=1 exitcode=66 report_signal_unsafe=0" \
+		-e 40 -m 150 -H 10000
+	ok=0
+	if [ "$rc" = 66 ] &&
+	   grep -q "^WARNING: ThreadSanitizer: data race" "$work/$m.log" &&
+	   grep -q "Location is global 'psem_stress_" "$work/$m.log"; then
+		ok=1
+	fi
+	caught "$m" "$ok"
+done
+
+# The invariant mutant, natively: lost or created permits, or a hang.
+m=fast-release-with-waiter
+mutant_src "$m"
+build "$m" "$work/src-$m" ""
+stress "$m" "$work/$m.log" "" -e 40 -m 100
+ok=0
+if { [ "$rc" = 2 ] && grep -q "^psem-stress: FAIL: .*permits" "$work/$m.log"; } ||
+   { [ "$rc" = 3 ] && grep -q "^psem-stress: HANG" "$work/$m.log"; }; then
+	ok=1
+fi
+caught "$m" "$ok"
+
+[ "$uncaught" = 0 ] || fail "$uncaught mutant(s) not caught"
