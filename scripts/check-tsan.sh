@@ -19,12 +19,13 @@
 # the real sources, or a mutant not caught. Needs gcc (with libtsan, which
 # Debian's gcc brings) and python3. Nothing is loaded into any kernel.
 #
-# Environment: PSEM_TSAN_KEEP=1 keeps the work directory (logs, binaries).
+# Environment: PSEM_TSAN_KEEP=1 keeps the work directory (logs, binaries);
+# PSEM_TSAN_KSRC=DIR builds another copy of kmod/ (default: kmod/).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 tool=$root/tools/psem-user
-src=$root/kmod
+src=${PSEM_TSAN_KSRC:-$root/kmod}
 work=$(mktemp -d "${TMPDIR:-/tmp}/psem-tsan.XXXXXX")
 keep=${PSEM_TSAN_KEEP:-0}
 jobs=$(nproc 2>/dev/null || echo 2)

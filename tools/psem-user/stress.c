@@ -50,7 +50,7 @@
 #define POOL_OBJS	3
 #define MAX_WORKERS	64
 
-enum role { ROLE_SEM, ROLE_LOCKS, ROLE_POOL };
+enum role { ROLE_SEM, ROLE_LOCKS, ROLE_POOL, ROLE_HOT };
 
 struct worker {
 	pthread_t		thread;
@@ -67,9 +67,10 @@ struct worker {
 };
 
 static struct worker workers[MAX_WORKERS];
-static int nr_workers = 8;
+static int nr_workers = 10;
 static unsigned int epoch_ms = 100, nr_epochs = 20, hang_ms = 3000;
 static unsigned long long seed = 1;
+static bool stats_always;
 
 /* Run control: relaxed flags, and the epoch barrier (release/acquire). */
 static int phase_quiesce;
@@ -313,6 +314,44 @@ static void sem_op(struct worker *w)
 	sem_give_back(w, got);
 }
 
+/*
+ * Tight lock-free rounds on the same psem, with no pause: races between
+ * fast releases, tries and locked releases, so that the contention flag
+ * trips and the exchanges fail.
+ */
+static void hot_op(struct worker *w)
+{
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		long n = 1 + (rnd(w) & 1), held;
+		unsigned long a;
+
+		/* Only the tries that succeed count as operations. */
+		if (!psem_try_acquire(&stress_sem, n)) {
+			/* Spin a little, but leave the CPUs to the others. */
+			if (++w->fast_try_fail % 8 == 0)
+				sched_yield();
+			else
+				cpu_relax();
+			continue;
+		}
+		count_op(w, "hot try_acquire");
+		held = __atomic_add_fetch(&sem_held, n, __ATOMIC_RELAXED);
+		if (held > SEM_PERMITS)
+			die("permits created: %ld held of %d\n", held,
+			    SEM_PERMITS);
+		a = psem_stress_guarded.a;
+		if (psem_stress_guarded.b != a)
+			die("permits created: reader holding %ld saw a=%lu b=%lu\n",
+			    n, a, psem_stress_guarded.b);
+		__atomic_sub_fetch(&sem_held, n, __ATOMIC_RELAXED);
+		count_op(w, "hot release");
+		if (psem_release(&stress_sem, n))
+			die("release of %ld failed\n", n);
+	}
+}
+
 static void rw_read_side(struct worker *w)
 {
 	unsigned long a = psem_stress_rw_guarded.a;
@@ -529,6 +568,9 @@ static void *worker_main(void *arg)
 			case ROLE_POOL:
 				pool_op(w);
 				break;
+			case ROLE_HOT:
+				hot_op(w);
+				break;
 			}
 			/* Returning to user space: signals are handled. */
 			psem_user_flush_signals();
@@ -565,7 +607,7 @@ static void set_defaults(void)
 	psem_set_fast_release(true);
 	psem_set_zero_release(true);
 	psem_set_contention_flag(true);
-	psem_set_stats(false);
+	psem_set_stats(stats_always);
 }
 
 /* Flips the switches while an epoch runs; defaults while quiescing. */
@@ -597,7 +639,8 @@ static void *flipper_main(void *arg)
 			psem_set_contention_flag(on);
 			break;
 		default:
-			psem_set_stats(on);
+			if (!stats_always)
+				psem_set_stats(on);
 			break;
 		}
 	}
@@ -749,7 +792,8 @@ static void check_quiescent(unsigned int ep)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: psem-stress [-w workers] [-e epochs] [-m ms per epoch] [-H hang ms] [-s seed]\n");
+		"usage: psem-stress [-w workers] [-e epochs] [-m ms per epoch] [-H hang ms] [-s seed] [-S]\n"
+		"  -S  statistics on throughout, printed at the end (by enum psem_stat index)\n");
 	exit(1);
 }
 
@@ -762,7 +806,7 @@ int main(int argc, char **argv)
 	unsigned int ep;
 	int i, c;
 
-	while ((c = getopt(argc, argv, "w:e:m:H:s:")) != -1) {
+	while ((c = getopt(argc, argv, "w:e:m:H:s:S")) != -1) {
 		switch (c) {
 		case 'w':
 			nr_workers = atoi(optarg);
@@ -779,11 +823,14 @@ int main(int argc, char **argv)
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
 			break;
+		case 'S':
+			stats_always = true;
+			break;
 		default:
 			usage();
 		}
 	}
-	if (nr_workers < 4 || nr_workers > MAX_WORKERS || !nr_epochs)
+	if (nr_workers < 5 || nr_workers > MAX_WORKERS || !nr_epochs)
 		usage();
 
 	psem_user_task_init("main", 0);
@@ -800,9 +847,12 @@ int main(int argc, char **argv)
 		struct worker *w = &workers[i];
 
 		w->id = i;
-		/* Half on the bare psem, a quarter each on the others. */
-		w->role = i % 4 < 2 ? ROLE_SEM : i % 4 == 2 ? ROLE_LOCKS :
-								ROLE_POOL;
+		/* Of five: two on the psem, one on each of the others. */
+		static const enum role roles[] = {
+			ROLE_SEM, ROLE_SEM, ROLE_LOCKS, ROLE_POOL, ROLE_HOT,
+		};
+
+		w->role = roles[i % ARRAY_SIZE(roles)];
 		w->rng = seed * 0x9E3779B97F4A7C15ULL + i + 1;
 		w->op = "starting";
 		if (pthread_create(&w->thread, NULL, worker_main, w))
@@ -833,5 +883,14 @@ int main(int argc, char **argv)
 	       s.ops, nr_epochs, nr_workers, now_ms() - t0, s.sem_writes,
 	       s.rw_writes, s.mx_holds, s.pool_gets, s.eintr, s.etime,
 	       s.fast_try_fail);
+	if (stats_always) {
+		struct psem_stats st;
+
+		psem_stats_snapshot(&st);
+		printf("psem-stress: stats");
+		for (i = 0; i < PSEM_NR_STATS; i++)
+			printf(" %d=%llu", i, (unsigned long long)st.count[i]);
+		printf("\n");
+	}
 	return 0;
 }
