@@ -224,7 +224,7 @@ torture_live() {
 	lines=$(tr -d '\r' <"$log" | grep '^kunit: ' || true)
 	[ -z "$lines" ] || sed 's/^/  /' <<<"$lines"
 	if [ -f "$work/kunit/psem_hostile_kunit.ko" ] &&
-		! grep -Eq '^kunit: ok [0-9]+ (- )?psem_live_flips' <<<"$lines"; then
+		! grep -Eq '^kunit: ok [0-9]+ (- )?psem_live_flips_test *$' <<<"$lines"; then
 		echo "torture ($name): psem_live_flips did not pass"
 		ok=1
 	fi
