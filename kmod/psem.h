@@ -18,20 +18,25 @@
 /* Symbols are exported in namespace PSEM: consumers add MODULE_IMPORT_NS(PSEM). */
 
 /*
- * The atomic word: the balance shifted left by PSEM_SHIFT, and two flags
- * below it. Documentation/design.rst explains them.
+ * The atomic word: the balance shifted left by PSEM_SHIFT, two flags below
+ * it and the closed state in the sign bit. Documentation/design.rst
+ * explains them.
  *
- *   PSEM_WAITERS    a waiter is linked or a debt is owed; set and cleared
- *                   only under the queue lock. While it is set the word is
- *                   exactly PSEM_WAITERS (the balance is zero).
+ *   PSEM_WAITERS    a waiter (or a quiesce) is linked or a debt is owed;
+ *                   set and cleared only under the queue lock. While it is
+ *                   set the word is exactly PSEM_WAITERS, give or take
+ *                   PSEM_CLOSED (the balance is zero).
  *   PSEM_CONTENDED  the contention flag: a locked release lost a race with
  *                   a lock-free one; set and cleared by that locked release.
+ *   PSEM_CLOSED     psem_close() was called: the word is negative, so every
+ *                   lock-free take and release fails its first compare.
  */
 #define PSEM_WAITERS		0x1L
 #define PSEM_CONTENDED		0x2L
 #define PSEM_FLAGS		(PSEM_WAITERS | PSEM_CONTENDED)
 #define PSEM_SHIFT		2
 #define PSEM_ONE		(1L << PSEM_SHIFT)
+#define PSEM_CLOSED		LONG_MIN
 
 /* The largest balance a psem can hold, and the largest count one call takes. */
 #define PSEM_MAX_PERMITS	(LONG_MAX >> PSEM_SHIFT)
@@ -39,20 +44,26 @@
 /**
  * struct psem - a counting semaphore with a lock-free release
  * @count: the balance (permits available to acquirers, 0..PSEM_MAX_PERMITS)
- *         times PSEM_ONE, plus the flags PSEM_WAITERS and PSEM_CONTENDED.
- *         A clear PSEM_WAITERS proves that no waiter is linked and no debt
- *         is owed.
+ *         times PSEM_ONE, plus the flags PSEM_WAITERS and PSEM_CONTENDED
+ *         and the state PSEM_CLOSED. A clear PSEM_WAITERS proves that no
+ *         waiter is linked and no debt is owed.
+ * @limit: the capacity times PSEM_ONE: a lock-free release that would
+ *         raise the word above it takes the locked path, which refuses it.
+ *         PSEM_MAX_PERMITS * PSEM_ONE for a psem without a capacity.
  * @wq:    @wq.lock is the queue lock; @wq.head is the FIFO list of waiters,
  *         oldest first.
- * @debt:  permits owed by psem_reduce(), paid by releases before any
- *         waiter. Protected by @wq.lock.
+ * @debt:  permits owed by psem_reduce() or a shrinking psem_resize(), paid
+ *         by releases before any waiter. Protected by @wq.lock.
+ * @capped: whether the psem was created with a capacity
  *
  * The fields are private to psem; use the functions below.
  */
 struct psem {
 	atomic_long_t		count;
+	unsigned long		limit;
 	wait_queue_head_t	wq;
 	unsigned long		debt;
+	bool			capped;
 };
 
 /* A negative count, or one over PSEM_MAX_PERMITS, does not compile. */
@@ -60,11 +71,13 @@ struct psem {
 	(BUILD_BUG_ON_ZERO((permits) < 0 || (permits) > PSEM_MAX_PERMITS) + \
 	 (long)(permits) * PSEM_ONE)
 
-#define __PSEM_INITIALIZER(name, permits)				\
+#define __PSEM_INITIALIZER(name, permits, cap, is_capped)		\
 {									\
 	.count		= ATOMIC_LONG_INIT(__PSEM_COUNT_INIT(permits)),	\
+	.limit		= __PSEM_COUNT_INIT(cap),			\
 	.wq		= __WAIT_QUEUE_HEAD_INITIALIZER((name).wq),	\
 	.debt		= 0,						\
+	.capped		= is_capped,					\
 }
 
 /**
@@ -78,10 +91,25 @@ struct psem {
  * psem_init() for a psem on the stack or in allocated memory.
  */
 #define DEFINE_PSEM(name, permits)					\
-	struct psem name = __PSEM_INITIALIZER(name, permits)
+	struct psem name = __PSEM_INITIALIZER(name, permits,		\
+					      PSEM_MAX_PERMITS, false)
+
+/**
+ * DEFINE_PSEM_CAPACITY - define a psem with a capacity, in static storage
+ * @name:     the variable's name
+ * @capacity: the capacity, a constant 0..PSEM_MAX_PERMITS; all of it is
+ *            available at first
+ *
+ * As DEFINE_PSEM(), for a psem whose permits psem_capacity() reports and
+ * psem_resize() and psem_quiesce() manage.
+ */
+#define DEFINE_PSEM_CAPACITY(name, capacity)				\
+	struct psem name = __PSEM_INITIALIZER(name, capacity, capacity, true)
 
 void __psem_init(struct psem *sem, long permits, const char *name,
 		 struct lock_class_key *key);
+int __psem_init_capacity(struct psem *sem, long capacity, const char *name,
+			 struct lock_class_key *key);
 
 /**
  * psem_init - initialise a psem at run time
@@ -99,6 +127,27 @@ do {									\
 	__psem_init((sem), (permits), #sem, &__psem_key);		\
 } while (0)
 
+/**
+ * psem_init_capacity - initialise a psem with a capacity at run time
+ * @sem:      the semaphore
+ * @capacity: 0..PSEM_MAX_PERMITS; all of it is available at first
+ *
+ * A psem with a capacity refuses at once a request it could never meet
+ * (-E2BIG) and a release that would raise its balance above the capacity
+ * (-EOVERFLOW); psem_resize() changes the capacity with permits out and
+ * psem_quiesce() waits for all of them to come home. Lockdep classes as
+ * psem_init(). Must not be called on a psem in use.
+ *
+ * Return: 0, or -EINVAL (with a warning) for a capacity out of range,
+ * which leaves a psem of capacity zero.
+ */
+#define psem_init_capacity(sem, capacity)				\
+({									\
+	static struct lock_class_key __psem_key;			\
+									\
+	__psem_init_capacity((sem), (capacity), #sem, &__psem_key);	\
+})
+
 bool __must_check psem_try_acquire(struct psem *sem, long n);
 int psem_acquire(struct psem *sem, long n);
 int __must_check psem_acquire_interruptible(struct psem *sem, long n);
@@ -110,5 +159,18 @@ long psem_available(const struct psem *sem);
 long psem_drain(struct psem *sem, long up_to);
 int psem_reduce(struct psem *sem, long n);
 unsigned long psem_debt(struct psem *sem);
+
+/* Lifecycle and capacity (kmod/psem_lifecycle.c). */
+long psem_capacity(const struct psem *sem);
+int psem_resize(struct psem *sem, long capacity);
+int psem_close(struct psem *sem);
+int psem_reopen(struct psem *sem);
+bool psem_is_closed(const struct psem *sem);
+int __must_check psem_quiesce(struct psem *sem, long timeout);
+int __must_check psem_quiesce_killable(struct psem *sem, long timeout);
+
+/* A debugfs view of one psem and its waiters (kmod/psem_view.c). */
+int psem_debugfs_register(struct psem *sem, const char *name);
+int psem_debugfs_unregister(struct psem *sem);
 
 #endif /* _PSEM_H */

@@ -59,52 +59,6 @@
 #define CREATE_TRACE_POINTS
 #include "psem_trace.h"
 
-/**
- * struct psem_waiter - a task sleeping in psem_acquire*()
- * @wq_entry: links the waiter into &psem.wq.head, then, once served, into
- *            the releaser's private wake list; .private is the task
- * @needed:   permits still missing; lowered by releases under the queue
- *            lock. Zero once served: the waiter is then off the queue.
- * @done:     set with smp_store_release() by the releaser that served the
- *            waiter, after the queue lock is dropped; from then on the
- *            releaser no longer touches this struct, which lives on the
- *            waiter's stack
- */
-struct psem_waiter {
-	struct wait_queue_entry	wq_entry;
-	long			needed;
-	bool			done;
-};
-
-/*
- * Wakes the waiters that a locked release served and moved to @wake, once
- * the queue lock is dropped, so that the woken tasks do not spin on it and
- * any number can be woken without holding it. wake_q_add() is not exported
- * to modules, so the list runs through the waiters themselves, and a task
- * reference keeps each task alive past the store that lets it return.
- */
-static void psem_wake_served(struct list_head *wake)
-{
-	struct psem_waiter *w, *next;
-
-	/* The _safe iterator reads @next before @w may go away. */
-	list_for_each_entry_safe(w, next, wake, wq_entry.entry) {
-		struct task_struct *t = w->wq_entry.private;
-
-		get_task_struct(t);
-		/*
-		 * RELEASE: orders the grant, and every critical section
-		 * released into it (the lock orders earlier partial grants
-		 * before this one), before the waiter's return; pairs with
-		 * the smp_load_acquire() in psem_wait() and psem_wait_done().
-		 * After it @w may be gone.
-		 */
-		smp_store_release(&w->done, true);
-		wake_up_process(t);
-		put_task_struct(t);
-	}
-}
-
 /*
  * Warns about a refused call once per caller, identified by the return
  * address of the psem entry point the consumer called: a bad count in one
@@ -164,10 +118,28 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 	}
 	/* Unordered: the psem is not yet shared (see the kernel-doc). */
 	atomic_long_set(&sem->count, permits * PSEM_ONE);
+	sem->limit = PSEM_MAX_PERMITS * PSEM_ONE;
 	__init_waitqueue_head(&sem->wq, name, key);
 	sem->debt = 0;
+	sem->capped = false;
 }
 EXPORT_SYMBOL_NS_GPL(__psem_init, PSEM);
+
+int __psem_init_capacity(struct psem *sem, long capacity, const char *name,
+			 struct lock_class_key *key)
+{
+	int ret = 0;
+
+	if (unlikely((unsigned long)capacity > PSEM_MAX_PERMITS)) {
+		ret = psem_bad_count(__func__, capacity, _RET_IP_);
+		capacity = 0;
+	}
+	__psem_init(sem, capacity, name, key);
+	sem->limit = capacity * PSEM_ONE;
+	sem->capped = true;
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(__psem_init_capacity, PSEM);
 
 /**
  * psem_try_acquire - take permits without sleeping
@@ -189,56 +161,22 @@ bool psem_try_acquire(struct psem *sem, long n)
 }
 EXPORT_SYMBOL_NS_GPL(psem_try_acquire, PSEM);
 
-/* Pays @n towards the debt left by psem_reduce(); returns what is left. */
-static long psem_pay_debt(struct psem *sem, long n)
-{
-	unsigned long pay = min_t(unsigned long, n, sem->debt);
-
-	if (pay)
-		WRITE_ONCE(sem->debt, sem->debt - pay);
-	return n - pay;
-}
-
-/*
- * Hands @n to the waiters, oldest first, moving each one served to @wake;
- * returns what is left. Stops early only when @n runs out.
- */
-static long psem_hand_off(struct psem *sem, long n, struct list_head *wake)
-{
-	struct psem_waiter *w, *next;
-
-	list_for_each_entry_safe(w, next, &sem->wq.head, wq_entry.entry) {
-		long give;
-
-		if (!n)
-			break;
-		give = min(n, w->needed);
-		w->needed -= give;
-		n -= give;
-		if (w->needed)
-			break;		/* FIFO: nobody overtakes the head */
-		list_move_tail(&w->wq_entry.entry, wake);
-		psem_stat(PSEM_STAT_HANDOFF);
-	}
-	return n;
-}
-
 /*
  * Adds @n to a balance that nobody waits on (PSEM_WAITERS clear in @cur).
  * Under the queue lock no waiter can link meanwhile, but lock-free releases
  * and tries can still change the word.
  */
-static int psem_add_balance(struct psem *sem, long cur, long n,
-			    unsigned long ip)
+int psem_add_balance(struct psem *sem, long cur, long n, unsigned long ip)
 {
+	long cap = psem_capacity(sem);
 	bool tripped = false;
 
 	for (;;) {
-		if (n > PSEM_MAX_PERMITS - (cur >> PSEM_SHIFT)) {
+		if (n > cap - psem_word_balance(cur)) {
 			if (tripped)	/* relaxed: a hint, see below */
 				atomic_long_andnot(PSEM_CONTENDED, &sem->count);
-			psem_refuse_ip(ip, "release of %ld overflows balance %ld\n",
-				       n, cur >> PSEM_SHIFT);
+			psem_refuse_ip(ip, "release of %ld overflows balance %ld (capacity %ld)\n",
+				       n, psem_word_balance(cur), cap);
 			return -EOVERFLOW;
 		}
 		/*
@@ -264,39 +202,6 @@ static int psem_add_balance(struct psem *sem, long cur, long n,
 			psem_stat(PSEM_STAT_FLAG_TRIP);
 		}
 	}
-}
-
-/*
- * The locked path of a release, and of a cancelled wait that gives back
- * its partial grant: debt first, then waiters, then the balance. @n may be
- * zero (a cancel that was assigned nothing), to clear PSEM_WAITERS when the
- * queue has emptied.
- */
-static int psem_add_locked(struct psem *sem, long n, struct list_head *wake,
-			   unsigned long ip)
-{
-	/* Relaxed: see below for why each value is stable or rechecked. */
-	long cur = atomic_long_read(&sem->count);
-
-	lockdep_assert_held(&sem->wq.lock);
-	/* I1: nobody waits or owes; skip the walk. */
-	if (!(cur & PSEM_WAITERS))
-		return n ? psem_add_balance(sem, cur, n, ip) : 0;
-
-	/* I2: the word is PSEM_WAITERS, and only we may write it now. */
-	n = psem_pay_debt(sem, n);
-	n = psem_hand_off(sem, n, wake);
-	if (sem->debt || !list_empty(&sem->wq.head))
-		return 0;	/* and @n is zero: it ran out first */
-	/*
-	 * The last waiter is served or gone and no debt is left: clear the
-	 * bit and add the rest in one RMW, so that the word is never seen
-	 * without the bit before the queue is empty (I1). RELEASE: as in
-	 * psem_add_balance(). n <= PSEM_MAX_PERMITS on a zero balance cannot
-	 * overflow.
-	 */
-	atomic_long_add_return_release(n * PSEM_ONE - PSEM_WAITERS, &sem->count);
-	return 0;
 }
 
 int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
@@ -368,7 +273,7 @@ EXPORT_SYMBOL_NS_GPL(psem_release_all_held, PSEM);
  * zero, so that the caller may link a waiter or record a debt (I1, I2).
  * Returns how many were taken.
  */
-static long psem_take_or_mark(struct psem *sem, long n)
+long psem_take_or_mark(struct psem *sem, long n)
 {
 	/* Relaxed: the exchange below rechecks it. */
 	long cur = atomic_long_read(&sem->count);
@@ -378,9 +283,10 @@ static long psem_take_or_mark(struct psem *sem, long n)
 	do {
 		if (cur & PSEM_WAITERS)
 			return 0;	/* I2: nothing to take, bit set */
-		take = min(cur >> PSEM_SHIFT, n);
+		take = min(psem_word_balance(cur), n);
 		/* PSEM_CONTENDED is clear under the lock: see the top. */
-		new = take == n ? cur - n * PSEM_ONE : PSEM_WAITERS;
+		new = take == n ? cur - n * PSEM_ONE :
+				  (cur & PSEM_CLOSED) | PSEM_WAITERS;
 		/*
 		 * ACQUIRE: as in psem_take(). A lock-free release racing
 		 * this changes the word and makes the exchange fail; the
@@ -390,101 +296,12 @@ static long psem_take_or_mark(struct psem *sem, long n)
 	return take;
 }
 
-/*
- * A waiter that a releaser served and unlinked, but whose ->done is not
- * published yet, must not return: the releaser still reads its struct.
- * The wait is short: the releaser is between its unlock and its store.
- */
-static void psem_wait_done(struct psem_waiter *w)
+/* Why a take of @n that found too few permits failed, without waiting. */
+static int psem_try_failed(struct psem *sem, long n)
 {
-	for (;;) {
-		set_current_state(TASK_UNINTERRUPTIBLE);
-		/* ACQUIRE: pairs with the RELEASE in psem_wake_served(). */
-		if (smp_load_acquire(&w->done))
-			break;
-		schedule();
-	}
-	__set_current_state(TASK_RUNNING);
-}
-
-/*
- * Gives up a wait, if it is still a wait: unlinks the waiter and returns
- * what it was assigned to the next waiters through the locked path, so
- * nothing is lost. Returns false if a releaser served it first.
- */
-static bool psem_cancel(struct psem *sem, struct psem_waiter *w, long n)
-{
-	LIST_HEAD(wake);
-	bool linked;
-
-	spin_lock_irq(&sem->wq.lock);
-	/* Under the lock, ->needed is zero exactly when served. */
-	linked = w->needed;
-	if (linked) {
-		__remove_wait_queue(&sem->wq, &w->wq_entry);
-		psem_stat(PSEM_STAT_CANCEL);
-		/* Cannot overflow: the balance was zero while we were linked. */
-		psem_add_locked(sem, n - w->needed, &wake, _RET_IP_);
-	}
-	spin_unlock_irq(&sem->wq.lock);
-	psem_wake_served(&wake);
-	return linked;
-}
-
-/* Sleeps until served, or until a signal or the timeout cancels the wait. */
-static int psem_wait(struct psem *sem, struct psem_waiter *w, long n,
-		     unsigned int state, long timeout)
-{
-	int ret;
-
-	for (;;) {
-		set_current_state(state);
-		/* ACQUIRE: pairs with the RELEASE in psem_wake_served(). */
-		if (smp_load_acquire(&w->done)) {
-			__set_current_state(TASK_RUNNING);
-			return 0;
-		}
-		if (signal_pending_state(state, current)) {
-			ret = -EINTR;
-			break;
-		}
-		if (unlikely(timeout <= 0)) {
-			ret = -ETIME;
-			break;
-		}
-		timeout = schedule_timeout(timeout);
-	}
-	__set_current_state(TASK_RUNNING);
-	if (psem_cancel(sem, w, n))
-		return ret;
-	/* Served before it could cancel: that counts, signal or not. */
-	psem_wait_done(w);
-	return 0;
-}
-
-int __sched psem_acquire_slow(struct psem *sem, long n, unsigned int state,
-			      long timeout)
-{
-	struct psem_waiter w;
-	int ret;
-
-	spin_lock_irq(&sem->wq.lock);
-	w.needed = n - psem_take_or_mark(sem, n);
-	if (!w.needed) {
-		spin_unlock_irq(&sem->wq.lock);
-		return 0;
-	}
-	/* PSEM_WAITERS is set: linking keeps I1. */
-	init_waitqueue_entry(&w.wq_entry, current);
-	w.done = false;
-	__add_wait_queue_entry_tail(&sem->wq, &w.wq_entry);
-	psem_stat(PSEM_STAT_SLEEP);
-	trace_psem_wait_begin(sem, n, w.needed);
-	spin_unlock_irq(&sem->wq.lock);
-
-	ret = psem_wait(sem, &w, n, state, timeout);
-	trace_psem_wait_end(sem, n, ret);
-	return ret;
+	if (atomic_long_read(&sem->count) < 0)	/* relaxed: a snapshot */
+		return -ESHUTDOWN;
+	return n > psem_capacity(sem) ? -E2BIG : -ETIME;
 }
 
 static __always_inline int psem_acquire_common(struct psem *sem, long n,
@@ -496,8 +313,8 @@ static __always_inline int psem_acquire_common(struct psem *sem, long n,
 		return psem_bad_count(fn, n, ip);
 	if (psem_take(sem, n))
 		return 0;
-	if (timeout <= 0)
-		return -ETIME;	/* a zero timeout only tries */
+	if (timeout <= 0)	/* a zero timeout only tries */
+		return psem_try_failed(sem, n);
 	return psem_acquire_slow(sem, n, state, timeout);
 }
 
@@ -586,7 +403,7 @@ EXPORT_SYMBOL_NS_GPL(psem_acquire_timeout, PSEM);
 long psem_available(const struct psem *sem)
 {
 	/* Relaxed: a snapshot that orders nothing. */
-	return atomic_long_read(&sem->count) >> PSEM_SHIFT;
+	return psem_word_balance(atomic_long_read(&sem->count));
 }
 EXPORT_SYMBOL_NS_GPL(psem_available, PSEM);
 
@@ -611,10 +428,10 @@ long psem_drain(struct psem *sem, long up_to)
 	}
 	cur = atomic_long_read(&sem->count);	/* relaxed: rechecked */
 	do {
-		/* With PSEM_WAITERS set the balance is zero (I2). */
-		take = min(cur >> PSEM_SHIFT, up_to);
-		if (!take)
+		/* Nothing with PSEM_WAITERS set (I2), nor when closed. */
+		if (cur < PSEM_ONE)
 			return 0;
+		take = min(cur >> PSEM_SHIFT, up_to);
 		/* ACQUIRE: as in psem_take(). */
 	} while (!atomic_long_try_cmpxchg_acquire(&sem->count, &cur,
 						  cur - take * PSEM_ONE));
@@ -643,6 +460,8 @@ int psem_reduce(struct psem *sem, long n)
 
 	if (psem_count_odd(n))
 		return n ? psem_bad_count(__func__, n, _RET_IP_) : 0;
+	if (sem->capped && psem_refuse("reduce of a psem with a capacity; use psem_resize()\n"))
+		return -EINVAL;
 	spin_lock_irqsave(&sem->wq.lock, flags);
 	/* The debt a reduce may add is bounded by what it asks for. */
 	if (sem->debt > PSEM_MAX_PERMITS - n &&

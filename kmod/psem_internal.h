@@ -64,8 +64,13 @@ bool psem_first_refusal(unsigned long ip);
  *
  * The invariant they rely on (Documentation/design.rst, "The invariant"):
  *
- *   PSEM_WAITERS clear => no waiter is linked and no debt is owed;
- *   PSEM_WAITERS set   => the word is exactly PSEM_WAITERS.
+ *   I1: PSEM_WAITERS clear => no waiter is linked and no debt is owed;
+ *   I2: PSEM_WAITERS set   => the word is PSEM_WAITERS, or'ed with
+ *                             PSEM_CLOSED if the psem is closed.
+ *
+ * A closed word is negative, so each lock-free path below fails its first
+ * test on it at no cost: a take needs cur >= n * PSEM_ONE, a release
+ * needs an unsigned sum within @limit, the full-word paths compare exactly.
  *
  * The bit is set only under the queue lock, by the compare-exchange that
  * drains the balance to zero before a waiter links or a debt is recorded,
@@ -78,14 +83,14 @@ static __always_inline bool psem_take(struct psem *sem, long n)
 {
 	long cur, want = n * PSEM_ONE;
 
-	if (unlikely(!n))
-		return true;	/* no write: zero permits change nothing */
+	if (unlikely(!n))	/* no write: zero permits change nothing */
+		return atomic_long_read(&sem->count) >= 0;	/* not closed */
 	cur = atomic_long_read(&sem->count);	/* relaxed: rechecked */
 	do {
 		/*
 		 * With PSEM_WAITERS set the word is PSEM_WAITERS, below any
-		 * want: a try never overtakes a waiter. PSEM_CONTENDED rides
-		 * along in the low bits untouched.
+		 * want: a try never overtakes a waiter. A closed word is
+		 * negative. PSEM_CONTENDED rides along in the low bits.
 		 */
 		if (cur < want)
 			return false;
@@ -117,17 +122,27 @@ static __always_inline bool psem_fast_ok(long cur)
  */
 static __always_inline bool psem_release_fast(struct psem *sem, long n)
 {
-	long cur, new;
+	long cur;
 
 	if (!static_branch_likely(&psem_fast_release_key))
 		return false;
-	/* Relaxed: the exchange below rechecks the value it acts on. */
-	cur = atomic_long_read(&sem->count);
+	/*
+	 * ACQUIRE (a plain load on x86): orders the read of @limit after
+	 * it, so that a word written after a shrinking psem_resize() is
+	 * never checked against the larger capacity before it; pairs with
+	 * the RELEASE RMW with which the resize changed the word. Anything
+	 * else is rechecked by the exchange.
+	 */
+	cur = atomic_long_read_acquire(&sem->count);
 	if (unlikely(!psem_fast_ok(cur)))
 		goto slow;
-	/* n <= PSEM_MAX_PERMITS, so n * PSEM_ONE cannot overflow. */
-	if (unlikely(check_add_overflow(cur, n * PSEM_ONE, &new)))
-		return false;	/* the locked path refuses it */
+	/*
+	 * Over the capacity (or closed: a negative word is a huge unsigned
+	 * one): the locked path refuses or handles it. Both terms are at
+	 * most LONG_MAX, so the unsigned sum cannot wrap.
+	 */
+	if (unlikely((unsigned long)cur + n * PSEM_ONE > READ_ONCE(sem->limit)))
+		return false;
 	/*
 	 * RELEASE: orders the caller's critical section before the new
 	 * count; pairs with the ACQUIRE in psem_take() and in the locked
@@ -135,7 +150,8 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	 * PSEM_WAITERS is clear: a waiter that sets it first makes this
 	 * fail, and one that sets it later reads what this added.
 	 */
-	if (likely(atomic_long_try_cmpxchg_release(&sem->count, &cur, new))) {
+	if (likely(atomic_long_try_cmpxchg_release(&sem->count, &cur,
+						   cur + n * PSEM_ONE))) {
 		psem_stat(PSEM_STAT_FAST_RELEASE);
 		if (trace_psem_release_enabled())
 			trace_psem_release(sem, n, true);
@@ -188,13 +204,71 @@ static __always_inline bool psem_take_all_fast(struct psem *sem, long n)
 	return atomic_long_try_cmpxchg_acquire(&sem->count, &cur, 0);
 }
 
+/* The balance in a word, whatever its flags and closed state. */
+static inline long psem_word_balance(long cur)
+{
+	return (cur & LONG_MAX) >> PSEM_SHIFT;
+}
+
 /* The slow paths, shared by psem_core.c and the primitives. */
+int psem_add_balance(struct psem *sem, long cur, long n, unsigned long ip);
 int __psem_release_locked(struct psem *sem, long n, unsigned long ip);
 #define psem_release_locked(sem, n) __psem_release_locked(sem, n, _RET_IP_)
 int psem_acquire_slow(struct psem *sem, long n, unsigned int state,
 		      long timeout);
 
+/* ---- the waiter queue (psem_queue.c), all under the queue lock ---- */
+
+/* What a queued waiter is. */
+enum psem_wait_kind {
+	PSEM_WAIT_ACQUIRE,	/* a task in psem_acquire*() */
+	PSEM_WAIT_QUIESCE,	/* a task in psem_quiesce*(): wants all */
+};
+
+/**
+ * struct psem_waiter - a task sleeping in psem_acquire*() or psem_quiesce*()
+ * @wq_entry: links the waiter into &psem.wq.head, then, once served, into
+ *            the releaser's private wake list; .private is the task
+ * @n:        the permits asked for (for a quiesce: the capacity)
+ * @needed:   permits still missing; lowered by releases under the queue
+ *            lock
+ * @since:    jiffies when it linked, for the debugfs view
+ * @kind:     &enum psem_wait_kind
+ * @result:   0 when served, or why the wait failed (-ESHUTDOWN, -E2BIG);
+ *            written under the queue lock before the waiter leaves it
+ * @served:   set under the queue lock when the waiter leaves the queue
+ *            for the wake list: from then on only @done is written
+ * @done:     set with smp_store_release() by the task that moved the
+ *            waiter to its wake list, after the queue lock is dropped;
+ *            from then on that task no longer touches this struct, which
+ *            lives on the waiter's stack
+ */
+struct psem_waiter {
+	struct wait_queue_entry	wq_entry;
+	long			n;
+	long			needed;
+	unsigned long		since;
+	enum psem_wait_kind	kind;
+	int			result;
+	bool			served;
+	bool			done;
+};
+
+int psem_add_locked(struct psem *sem, long n, struct list_head *wake,
+		    unsigned long ip);
+long psem_take_or_mark(struct psem *sem, long n);
+void psem_wake_served(struct list_head *wake);
+int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
+		     enum psem_wait_kind kind, unsigned int state,
+		     long timeout);
+long psem_fail_waiter(struct psem *sem, struct psem_waiter *w, int result,
+		      struct list_head *wake);
+void psem_clear_waiters_bit(struct psem *sem);
+
 int psem_debugfs_init(void);
 void psem_debugfs_exit(void);
+struct dentry;
+void psem_views_init(struct dentry *parent);
+void psem_views_exit(void);
 
 #endif /* _PSEM_INTERNAL_H */

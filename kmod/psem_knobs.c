@@ -288,10 +288,12 @@ int psem_debugfs_init(void)
 				    (void *)&psem_switches[i], &psem_switch_fops);
 	debugfs_create_file("stats", 0400, psem_debugfs_dir, NULL,
 			    &psem_stats_fops);
+	psem_views_init(psem_debugfs_dir);
 	return 0;
 }
 
 void psem_debugfs_exit(void)
 {
+	psem_views_exit();
 	debugfs_remove_recursive(psem_debugfs_dir);
 }

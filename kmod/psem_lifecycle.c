@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * psem's lifecycle calls, for psems that stand for a real credit pool:
+ * the capacity, an absolute resize with permits out, close and reopen, and
+ * quiesce, which waits until every permit is home. Device removal is
+ * close, quiesce, free.
+ *
+ * Each call works under the queue lock on the same word and queue as the
+ * releases (psem_core.c, psem_queue.c), keeping I1 and I2. A quiesce is a
+ * FIFO waiter that asks for the whole capacity: it is served exactly when
+ * every permit is back and no debt is owed, and it keeps PSEM_WAITERS set
+ * meanwhile, so that it sees every release.
+ */
+
+#include <linux/export.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+
+#include "psem_internal.h"
+
+/**
+ * psem_capacity - the capacity of a psem
+ * @sem: the semaphore
+ *
+ * A snapshot, like psem_available().
+ *
+ * Return: the capacity, or PSEM_MAX_PERMITS for a psem created without
+ * one (psem_init(), DEFINE_PSEM()).
+ */
+long psem_capacity(const struct psem *sem)
+{
+	return READ_ONCE(sem->limit) >> PSEM_SHIFT;
+}
+EXPORT_SYMBOL_NS_GPL(psem_capacity, PSEM);
+
+/*
+ * Points every linked quiesce at @capacity, the permits it now waits for,
+ * and ends with -E2BIG the waits of acquirers that asked for more. Returns
+ * what they held beyond their new needs, for the caller to give back.
+ */
+static long psem_retarget(struct psem *sem, long capacity,
+			  struct list_head *wake)
+{
+	struct psem_waiter *w, *next;
+	long back = 0;
+
+	list_for_each_entry_safe(w, next, &sem->wq.head, wq_entry.entry) {
+		long assigned = w->n - w->needed;
+
+		if (w->kind == PSEM_WAIT_QUIESCE) {
+			w->n = capacity;
+			back += max(assigned - capacity, 0L);
+			w->needed = max(capacity - assigned, 0L);
+		} else if (w->n > capacity) {
+			back += psem_fail_waiter(sem, w, -E2BIG, wake);
+		}
+	}
+	return back;
+}
+
+/**
+ * psem_resize - set the capacity of a psem, with permits out
+ * @sem:      a psem created with a capacity
+ * @capacity: the new capacity, 0..PSEM_MAX_PERMITS
+ *
+ * Absolute, and valid at any time. Growing adds the difference, serving
+ * waiters in FIFO order. Shrinking removes it: what the balance holds now,
+ * the rest as a debt that returning permits pay before any waiter. Waiters
+ * that asked for more than the new capacity fail with -E2BIG and their
+ * partial grants go back. A quiesce in progress now waits for the new
+ * capacity. Never sleeps; callable wherever psem_release() is.
+ *
+ * Return: 0, or -EINVAL (with a warning, changing nothing) if @sem has no
+ * capacity or @capacity is out of range.
+ */
+int psem_resize(struct psem *sem, long capacity)
+{
+	unsigned long flags;
+	LIST_HEAD(wake);
+	long old, back;
+
+	if (!sem->capped && psem_refuse("resize of a psem without a capacity\n"))
+		return -EINVAL;
+	if ((unsigned long)capacity > PSEM_MAX_PERMITS &&
+	    psem_refuse("resize to capacity %ld out of range\n", capacity))
+		return -EINVAL;
+
+	spin_lock_irqsave(&sem->wq.lock, flags);
+	old = psem_capacity(sem);
+	back = psem_retarget(sem, capacity, &wake);
+	/*
+	 * The new limit before the word changes: smp_wmb() pairs with the
+	 * ACQUIRE load in psem_release_fast(), so that a lock-free release
+	 * that reads the shrunk word checks it against the new limit.
+	 */
+	WRITE_ONCE(sem->limit, capacity * PSEM_ONE);
+	smp_wmb();
+	if (capacity < old) {
+		long owed = old - capacity;
+
+		owed -= psem_take_or_mark(sem, owed);
+		/* Anything left means PSEM_WAITERS is set: I1 holds. */
+		if (owed)
+			WRITE_ONCE(sem->debt, sem->debt + owed);
+	} else {
+		back += capacity - old;
+	}
+	/* Grows, gives back, and clears the bit if nobody is left. */
+	psem_add_locked(sem, back, &wake, _RET_IP_);
+	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	psem_wake_served(&wake);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(psem_resize, PSEM);
+
+/**
+ * psem_close - fail every wait, now and until psem_reopen()
+ * @sem: the semaphore
+ *
+ * Every waiting acquirer returns -ESHUTDOWN and gives back its partial
+ * grant. Until psem_reopen(), every acquire returns -ESHUTDOWN and every
+ * try fails, even with permits available. Releases keep working, so that
+ * permits come home; a quiesce is not failed. Never sleeps; callable
+ * wherever psem_release() is.
+ *
+ * Return: 0, or -EALREADY if @sem was closed already.
+ */
+int psem_close(struct psem *sem)
+{
+	struct psem_waiter *w, *next;
+	unsigned long flags;
+	LIST_HEAD(wake);
+	long back = 0;
+	int ret = 0;
+
+	spin_lock_irqsave(&sem->wq.lock, flags);
+	/*
+	 * Relaxed RMW: "closed" publishes no data; a task that reads it
+	 * only refuses. It must be an RMW all the same, to keep the word's
+	 * chain of releases unbroken (Documentation/design.rst).
+	 */
+	if (atomic_long_fetch_or_relaxed(PSEM_CLOSED, &sem->count) < 0) {
+		ret = -EALREADY;
+		goto unlock;
+	}
+	list_for_each_entry_safe(w, next, &sem->wq.head, wq_entry.entry)
+		if (w->kind != PSEM_WAIT_QUIESCE)
+			back += psem_fail_waiter(sem, w, -ESHUTDOWN, &wake);
+	psem_add_locked(sem, back, &wake, _RET_IP_);
+unlock:
+	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	psem_wake_served(&wake);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(psem_close, PSEM);
+
+/**
+ * psem_reopen - let acquirers in again after psem_close()
+ * @sem: the semaphore
+ *
+ * Never sleeps; callable wherever psem_release() is.
+ *
+ * Return: 0, or -EALREADY if @sem was not closed.
+ */
+int psem_reopen(struct psem *sem)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&sem->wq.lock, flags);
+	/* Relaxed RMW: as in psem_close(). */
+	if (atomic_long_fetch_andnot_relaxed(PSEM_CLOSED, &sem->count) >= 0)
+		ret = -EALREADY;
+	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(psem_reopen, PSEM);
+
+/**
+ * psem_is_closed - whether psem_close() was called and not undone
+ * @sem: the semaphore
+ *
+ * Return: true while closed (a snapshot).
+ */
+bool psem_is_closed(const struct psem *sem)
+{
+	return atomic_long_read(&sem->count) < 0;	/* relaxed: a snapshot */
+}
+EXPORT_SYMBOL_NS_GPL(psem_is_closed, PSEM);
+
+static int psem_quiesce_common(struct psem *sem, unsigned int state,
+			       long timeout, unsigned long ip)
+{
+	struct psem_waiter w;
+	long cap;
+	int ret;
+
+	might_sleep();
+	if (!sem->capped &&
+	    psem_refuse_ip(ip, "quiesce of a psem without a capacity\n"))
+		return -EINVAL;
+
+	spin_lock_irq(&sem->wq.lock);
+	cap = psem_capacity(sem);
+	w.needed = cap - psem_take_or_mark(sem, cap);
+	/* All home now, unless a debt (which sets the bit) is owed. */
+	if (!w.needed && !sem->debt) {
+		spin_unlock_irq(&sem->wq.lock);
+		w.n = cap;
+		goto give_back;
+	}
+	if (timeout <= 0) {
+		LIST_HEAD(wake);
+
+		/* Gives back what it took; clears the bit it may have set. */
+		psem_add_locked(sem, cap - w.needed, &wake, ip);
+		spin_unlock_irq(&sem->wq.lock);
+		psem_wake_served(&wake);
+		return -ETIME;
+	}
+	ret = psem_wait_queued(sem, &w, cap, PSEM_WAIT_QUIESCE, state,
+			       timeout);
+	if (ret)
+		return ret;
+give_back:
+	/* w.n: the capacity when it was served, after any resize. */
+	if (w.n)
+		__psem_release_locked(sem, w.n, ip);
+	return 0;
+}
+
+/**
+ * psem_quiesce - wait until every permit is home
+ * @sem:     a psem created with a capacity
+ * @timeout: the longest wait in jiffies (MAX_SCHEDULE_TIMEOUT: no limit);
+ *           0 or less only checks
+ *
+ * Sleeps, uninterruptibly, until the balance equals the capacity and no
+ * debt is owed. It takes its place in the FIFO queue as a waiter for the
+ * whole capacity, so acquirers that come after it wait until it returns;
+ * psem_close() first is the device-removal pattern, and does not fail it.
+ * A psem_resize() meanwhile makes it wait for the new capacity; a
+ * psem_reopen() changes nothing for it. Process context.
+ *
+ * Return: 0, -ETIME if the time ran out, or -EINVAL (with a warning) if
+ * @sem has no capacity.
+ */
+int psem_quiesce(struct psem *sem, long timeout)
+{
+	return psem_quiesce_common(sem, TASK_UNINTERRUPTIBLE, timeout, _RET_IP_);
+}
+EXPORT_SYMBOL_NS_GPL(psem_quiesce, PSEM);
+
+/**
+ * psem_quiesce_killable - psem_quiesce(), or give up on a fatal signal
+ * @sem:     a psem created with a capacity
+ * @timeout: as psem_quiesce()
+ *
+ * Return: 0, -ETIME, -EINTR if killed, or -EINVAL as psem_quiesce().
+ */
+int psem_quiesce_killable(struct psem *sem, long timeout)
+{
+	return psem_quiesce_common(sem, TASK_KILLABLE, timeout, _RET_IP_);
+}
+EXPORT_SYMBOL_NS_GPL(psem_quiesce_killable, PSEM);

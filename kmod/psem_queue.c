@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * psem's waiter queue: linking a waiter, handing permits to the waiters in
+ * FIFO order, waking those served once the queue lock is dropped, and
+ * ending a wait early (a signal, a timeout, psem_close(), psem_resize())
+ * without losing what the waiter was partly assigned.
+ *
+ * Everything here that touches the queue runs under the queue lock, and
+ * the waiters bit (PSEM_WAITERS) is set for as long as the queue is not
+ * empty or a debt is owed: I1 and I2 in psem_core.c and in
+ * Documentation/design.rst.
+ */
+
+#include <linux/jiffies.h>
+#include <linux/minmax.h>
+#include <linux/sched.h>
+#include <linux/sched/debug.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/spinlock.h>
+
+#include "psem_internal.h"
+
+/*
+ * Wakes the waiters that a locked path served and moved to @wake, once the
+ * queue lock is dropped, so that the woken tasks do not spin on it and any
+ * number can be woken without holding it. wake_q_add() is not exported to
+ * modules, so the list runs through the waiters themselves, and a task
+ * reference keeps each task alive past the store that lets it return.
+ */
+void psem_wake_served(struct list_head *wake)
+{
+	struct psem_waiter *w, *next;
+
+	/* The _safe iterator reads @next before @w may go away. */
+	list_for_each_entry_safe(w, next, wake, wq_entry.entry) {
+		struct task_struct *t = w->wq_entry.private;
+
+		get_task_struct(t);
+		/*
+		 * RELEASE: orders the grant, and every critical section
+		 * released into it (the queue lock orders earlier partial
+		 * grants before this one), before the waiter's return;
+		 * pairs with the smp_load_acquire() in psem_wait() and
+		 * psem_wait_done(). After it @w may be gone.
+		 */
+		smp_store_release(&w->done, true);
+		wake_up_process(t);
+		put_task_struct(t);
+	}
+}
+
+/* Takes @w off the queue, onto @wake, to end its wait with @result. */
+static void psem_dequeue(struct psem_waiter *w, int result,
+			 struct list_head *wake)
+{
+	w->result = result;
+	w->served = true;
+	list_move_tail(&w->wq_entry.entry, wake);
+}
+
+/* Pays @n towards the debt; returns what is left. */
+static long psem_pay_debt(struct psem *sem, long n)
+{
+	unsigned long pay = min_t(unsigned long, n, sem->debt);
+
+	if (pay)
+		WRITE_ONCE(sem->debt, sem->debt - pay);
+	return n - pay;
+}
+
+/*
+ * Hands @n to the waiters, oldest first, moving each one served to @wake;
+ * returns what is left. A head that needs nothing more (a quiesce whose
+ * target a resize lowered) is served even when @n is zero.
+ */
+static long psem_hand_off(struct psem *sem, long n, struct list_head *wake)
+{
+	struct psem_waiter *w, *next;
+
+	list_for_each_entry_safe(w, next, &sem->wq.head, wq_entry.entry) {
+		if (w->needed > n) {
+			w->needed -= n;
+			return 0;	/* FIFO: nobody overtakes the head */
+		}
+		n -= w->needed;
+		w->needed = 0;
+		psem_dequeue(w, 0, wake);
+		psem_stat(PSEM_STAT_HANDOFF);
+	}
+	return n;
+}
+
+/* Clears PSEM_WAITERS once the queue is empty and no debt is owed. */
+void psem_clear_waiters_bit(struct psem *sem)
+{
+	/* RELEASE: as in psem_add_locked(); the bit only, nothing added. */
+	atomic_long_fetch_add_release(-PSEM_WAITERS, &sem->count);
+}
+
+/*
+ * The locked path of a release, and of a wait that ends early and gives
+ * back its partial grant: debt first, then waiters, then the balance. @n
+ * may be zero (a cancel that was assigned nothing), to clear PSEM_WAITERS
+ * when the queue has emptied.
+ */
+int psem_add_locked(struct psem *sem, long n, struct list_head *wake,
+		    unsigned long ip)
+{
+	/* Relaxed: see below for why each value is stable or rechecked. */
+	long cur = atomic_long_read(&sem->count);
+
+	lockdep_assert_held(&sem->wq.lock);
+	/* I1: nobody waits or owes; skip the walk. */
+	if (!(cur & PSEM_WAITERS))
+		return n ? psem_add_balance(sem, cur, n, ip) : 0;
+
+	/*
+	 * I2: the balance is zero, and only the lock holder writes the word.
+	 * Refuse a release that could not fit in the capacity even after
+	 * paying the debt: no holder can have taken that many.
+	 */
+	if (n - min_t(unsigned long, n, sem->debt) > psem_capacity(sem)) {
+		psem_refuse_ip(ip, "release of %ld exceeds capacity %ld\n",
+			       n, psem_capacity(sem));
+		return -EOVERFLOW;
+	}
+	n = psem_pay_debt(sem, n);
+	if (sem->debt)
+		return 0;	/* and @n is zero: it ran out first */
+	n = psem_hand_off(sem, n, wake);
+	if (!list_empty(&sem->wq.head))
+		return 0;	/* likewise */
+	/*
+	 * The last waiter is served or gone and no debt is left: clear the
+	 * bit and add the rest in one RMW, so that the word is never seen
+	 * without the bit before the queue is empty (I1). RELEASE: pairs with
+	 * the ACQUIRE of a later taker, ordering this caller's critical
+	 * section before it. The rest is at most the capacity: no overflow.
+	 */
+	atomic_long_add_return_release(n * PSEM_ONE - PSEM_WAITERS, &sem->count);
+	return 0;
+}
+
+/*
+ * Ends @w's wait with @result (-ESHUTDOWN, -E2BIG) for psem_close() or
+ * psem_resize(): moves it to @wake and returns what it was assigned, for
+ * the caller to give back through psem_add_locked() once it has dealt with
+ * every waiter.
+ */
+long psem_fail_waiter(struct psem *sem, struct psem_waiter *w, int result,
+		      struct list_head *wake)
+{
+	long assigned = w->n - w->needed;
+
+	lockdep_assert_held(&sem->wq.lock);
+	w->needed = 0;
+	psem_dequeue(w, result, wake);
+	psem_stat(PSEM_STAT_CANCEL);
+	return assigned;
+}
+
+/*
+ * A waiter that left the queue, but whose ->done is not published yet,
+ * must not return: the task that dequeued it still reads its struct. The
+ * wait is short: that task is between its unlock and its store.
+ */
+static void psem_wait_done(struct psem_waiter *w)
+{
+	for (;;) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		/* ACQUIRE: pairs with the RELEASE in psem_wake_served(). */
+		if (smp_load_acquire(&w->done))
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+}
+
+/*
+ * Gives up a wait, if it is still a wait: unlinks the waiter and returns
+ * what it was assigned to the next waiters through the locked path, so
+ * nothing is lost. Returns false if it had already left the queue.
+ */
+static bool psem_cancel(struct psem *sem, struct psem_waiter *w)
+{
+	LIST_HEAD(wake);
+	bool linked;
+
+	spin_lock_irq(&sem->wq.lock);
+	linked = !w->served;
+	if (linked) {
+		__remove_wait_queue(&sem->wq, &w->wq_entry);
+		psem_stat(PSEM_STAT_CANCEL);
+		/* At most the capacity: the balance was zero meanwhile. */
+		psem_add_locked(sem, w->n - w->needed, &wake, _RET_IP_);
+	}
+	spin_unlock_irq(&sem->wq.lock);
+	psem_wake_served(&wake);
+	return linked;
+}
+
+/* Sleeps until served, or until a signal or the timeout cancels the wait. */
+static int psem_wait(struct psem *sem, struct psem_waiter *w,
+		     unsigned int state, long timeout)
+{
+	int ret;
+
+	for (;;) {
+		set_current_state(state);
+		/* ACQUIRE: pairs with the RELEASE in psem_wake_served(). */
+		if (smp_load_acquire(&w->done)) {
+			__set_current_state(TASK_RUNNING);
+			return w->result;
+		}
+		if (signal_pending_state(state, current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (unlikely(timeout <= 0)) {
+			ret = -ETIME;
+			break;
+		}
+		timeout = schedule_timeout(timeout);
+	}
+	__set_current_state(TASK_RUNNING);
+	if (psem_cancel(sem, w))
+		return ret;
+	/* It left the queue before it could cancel: that outcome stands. */
+	psem_wait_done(w);
+	return w->result;
+}
+
+/*
+ * Called with the queue lock held (irqs off) and PSEM_WAITERS set by
+ * psem_take_or_mark(), which assigned @w the permits it could: links @w
+ * for the rest, drops the lock and waits. Returns 0 once all @n permits
+ * are assigned, or the error that ended the wait, having given back what
+ * it was assigned.
+ */
+int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
+		     enum psem_wait_kind kind, unsigned int state, long timeout)
+{
+	int ret;
+
+	lockdep_assert_held(&sem->wq.lock);
+	/* PSEM_WAITERS is set: linking keeps I1. */
+	init_waitqueue_entry(&w->wq_entry, current);
+	w->n = n;
+	w->since = jiffies;
+	w->kind = kind;
+	w->result = 0;
+	w->served = false;
+	w->done = false;
+	__add_wait_queue_entry_tail(&sem->wq, &w->wq_entry);
+	psem_stat(PSEM_STAT_SLEEP);
+	trace_psem_wait_begin(sem, n, w->needed);
+	spin_unlock_irq(&sem->wq.lock);
+
+	ret = psem_wait(sem, w, state, timeout);
+	trace_psem_wait_end(sem, n, ret);
+	return ret;
+}
+
+int __sched psem_acquire_slow(struct psem *sem, long n, unsigned int state,
+			      long timeout)
+{
+	struct psem_waiter w;
+
+	spin_lock_irq(&sem->wq.lock);
+	/* Refusals that no release can change, as psem_acquire_common(). */
+	if (atomic_long_read(&sem->count) < 0 || n > psem_capacity(sem)) {
+		spin_unlock_irq(&sem->wq.lock);
+		return atomic_long_read(&sem->count) < 0 ? -ESHUTDOWN : -E2BIG;
+	}
+	w.needed = n - psem_take_or_mark(sem, n);
+	if (!w.needed) {
+		spin_unlock_irq(&sem->wq.lock);
+		return 0;
+	}
+	return psem_wait_queued(sem, &w, n, PSEM_WAIT_ACQUIRE, state, timeout);
+}
