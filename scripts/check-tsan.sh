@@ -11,6 +11,13 @@
 #   fast-release-with-waiter  a fast release while a waiter is linked: the
 #                             stress must report lost or created permits,
 #                             or its hang guard must trip
+#   handoff-acquire-relaxed   the served waiter's smp_load_acquire() of
+#                             ->done made READ_ONCE(): TSan must report
+#   handoff-release-relaxed   the releaser's smp_store_release() of ->done
+#                             made WRITE_ONCE(): TSan must report
+#
+# The last two show that the shim's wake-up carries no ordering of its own
+# (tools/psem-user/include/linux/sched.h): the hand-off is psem's to order.
 #
 # Prints, when everything passes, exactly:
 #   tsan: N ops, 0 reports
@@ -109,7 +116,8 @@ caught() {
 
 # The ordering mutants: TSan must report a race on the data that the
 # stress guards with psem (its globals are all named psem_stress_*).
-for m in acquire-relaxed release-relaxed; do
+for m in acquire-relaxed release-relaxed handoff-acquire-relaxed \
+	handoff-release-relaxed; do
 	mutant_src "$m"
 	build "$m" "$work/src-$m" thread
 	stress "$m" "$work/$m.log" "halt_on_error=1 exitcode=66 report_signal_unsafe=0" \

@@ -15,6 +15,10 @@ core cannot turn a mutant into a silent no-op.
   fast-release-with-waiter  the fast release allowed while a waiter is
                             linked: psem's rule ignores PSEM_WAITERS (before
                             the waiters bit: the "cur <= 0" test dropped)
+  handoff-acquire-relaxed   psem_wait(): the waiter reads ->done with
+                            READ_ONCE() instead of smp_load_acquire()
+  handoff-release-relaxed   psem_wake_served(): ->done published with
+                            WRITE_ONCE() instead of smp_store_release()
 """
 import glob
 import os
@@ -85,6 +89,12 @@ def main():
                    "!(cur & PSEM_CONTENDED)")
         else:
             mutate(d, "psem_release_fast", "cur <= 0 || ", "")
+    elif name == "handoff-acquire-relaxed":
+        mutate(d, "psem_wait", "smp_load_acquire(&w->done)",
+               "READ_ONCE(w->done)")
+    elif name == "handoff-release-relaxed":
+        mutate(d, "psem_wake_served", "smp_store_release(&w->done, true)",
+               "WRITE_ONCE(w->done, true)")
     else:
         die("unknown mutant %s" % name)
 
