@@ -46,6 +46,9 @@
 #                            override the matrix's sizes
 #   PSEM_BENCH_CELLS         cells to run (default all)
 #   PSEM_BENCH_KVM=1         boot 2 under KVM instead of TCG (where it works)
+#   PSEM_BENCH_ICOUNT_ONLY=1 boot 1 only: the instruction counts in about a
+#                            minute, for iterating on the fast paths (files
+#                            named <date>-<kernel>-icount.*)
 #   PSEM_BENCH_STATS=1       a third boot with psem's event counters on,
 #                            printing fast/locked releases and lost races
 #                            per contention cell (costs time, perturbs)
@@ -98,6 +101,9 @@ done
 
 quick=${QUICK:-0}
 [ "$quick" = 0 ] || [ "$quick" = 1 ] || { echo "bench: QUICK must be 0 or 1" >&2; exit 2; }
+icount_only=${PSEM_BENCH_ICOUNT_ONLY:-0}
+[ "$icount_only" = 0 ] || [ "$icount_only" = 1 ] ||
+	{ echo "bench: PSEM_BENCH_ICOUNT_ONLY must be 0 or 1" >&2; exit 2; }
 smp=${PSEM_BENCH_SMP:-$(nproc)}
 if [ "$smp" -lt 2 ]; then
 	echo "bench: contention cells need at least 2 CPUs (PSEM_BENCH_SMP=$smp)" >&2
@@ -128,6 +134,7 @@ else
 	tag=
 	icount_timeout=600 wall_timeout=1500
 fi
+[ "$icount_only" = 0 ] || tag=$tag-icount
 cells=${PSEM_BENCH_CELLS:-all}
 out=${PSEM_BENCH_OUT:-$top/bench/results}
 stem=$out/$(date +%F)-$kver$tag
@@ -184,6 +191,14 @@ else
 fi
 kvm=
 [ "${PSEM_BENCH_KVM:-0}" = 1 ] && kvm=1
+if [ "$icount_only" = 1 ]; then
+	[ $rc = 0 ] || exit $rc
+	python3 "$top/scripts/bench_table.py" "${args[@]}" --csv "$stem.csv" \
+		--rounds-csv "$stem.rounds.csv" --md "$stem.md" \
+		--title "psem on $kver: -icount -smp 1 only"
+	echo "bench: wrote $stem.* in $((SECONDS - start))s" >&2
+	exit 0
+fi
 boot wall "$smp" "" "$wall_timeout" "$kvm" \
 	table=all "cells=$cells" variants=all "threads=$threads" gaps=none,short,long \
 	"iters=$iters" "single_iters=$single_iters" "rounds=$rounds"
