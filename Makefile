@@ -3,9 +3,17 @@
 #
 #   make [KDIR=/path/to/kernel/build]   psem.ko (+ KUnit modules) and the example
 #   make modules | examples | clean
-#   make check    lint, then KUnit on the debug and KCSAN test kernels in QEMU,
-#                 then load/unload on Debian's stock kernel in QEMU
-#   make demo     boot Debian's stock kernel in QEMU and show psem working
+#   make check    lint, the spin model, KUnit on the debug-6.1, kcsan-6.1 and
+#                 rt-6.12 test kernels in QEMU, torture, then load/use/unload
+#                 on Debian's four stock kernels and a DKMS build, in QEMU
+#   make demo [KVER=6.12|6.12-rt|6.1|6.1-rt|<uname -r>]
+#                 boot a Debian stock kernel in QEMU (default the newest
+#                 generic one) and show psem working
+#   make dkms-install [KVER=...]   (root) install psem through DKMS for KVER
+#                 (default the running kernel): the source and public headers
+#                 in /usr/src/psem-<version>, psem.ko in the kernel's
+#                 updates/dkms/, Module.symvers in the DKMS tree; rebuilt on
+#                 kernel upgrades. Loads nothing. `make dkms-uninstall` undoes.
 #   make lint     checkpatch, sparse, W=1 and kernel-doc
 #   make torture | bench   scripts/torture.sh, scripts/bench.sh (variables
 #                 given on the command line, e.g. DURATION=600 or QUICK=1,
@@ -21,7 +29,11 @@ PWD	:= $(CURDIR)
 # Script-backed targets: `make X` runs scripts/X.sh.
 SCRIPTS	:= check demo lint torture bench
 
-.PHONY: all modules examples clean kdir $(SCRIPTS)
+# The version DKMS knows psem by, from dkms.conf.
+PSEM_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' "$(CURDIR)/dkms.conf")
+DKMS_SRC := /usr/src/psem-$(PSEM_VERSION)
+
+.PHONY: all modules examples clean kdir dkms-install dkms-uninstall $(SCRIPTS)
 
 all: modules examples
 
@@ -50,6 +62,26 @@ clean:
 	  -o -name '*.mod' -o -name '*.mod.c' -o -name '*.cmd' -o -name '*.a' \
 	  -o -name 'modules.order' -o -name 'Module.symvers' -o -name '*.dwo' \
 	  -o -name '*.ko.unsigned' \) -print0 | xargs -0r rm -f
+
+dkms-install:
+	@test "$$(id -u)" = 0 || { echo "psem: make dkms-install needs root" >&2; exit 1; }
+	@command -v dkms >/dev/null || { echo "psem: dkms is not installed (Debian: apt-get install dkms)" >&2; exit 1; }
+	-dkms remove psem/$(PSEM_VERSION) --all >/dev/null 2>&1
+	rm -rf "$(DKMS_SRC)" && mkdir -p "$(DKMS_SRC)"
+	rsync -a --exclude=/.git --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude=Module.symvers \
+		--exclude=modules.order --exclude=/bench/results ./ "$(DKMS_SRC)/"
+	dkms add psem/$(PSEM_VERSION)
+	dkms build psem/$(PSEM_VERSION) -k "$(KVER)"
+	dkms install psem/$(PSEM_VERSION) -k "$(KVER)"
+	@echo "psem: installed psem $(PSEM_VERSION) for $(KVER) (not loaded: modprobe psem)."
+	@echo "psem: a consumer module builds with ccflags-y += -I$(DKMS_SRC)/kmod and"
+	@echo "psem:   KBUILD_EXTRA_SYMBOLS=/var/lib/dkms/psem/$(PSEM_VERSION)/$(KVER)/$$(uname -m)/Module.symvers"
+
+dkms-uninstall:
+	@test "$$(id -u)" = 0 || { echo "psem: make dkms-uninstall needs root" >&2; exit 1; }
+	-dkms remove psem/$(PSEM_VERSION) --all
+	rm -rf "$(DKMS_SRC)"
 
 $(SCRIPTS):
 	@test -f scripts/$@.sh || \

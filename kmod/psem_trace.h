@@ -11,6 +11,8 @@
 
 #include <linux/tracepoint.h>
 
+#include "psem_compat.h"
+
 struct psem;
 
 TRACE_EVENT(psem_release,

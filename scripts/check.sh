@@ -4,19 +4,29 @@
 #
 #   1. scripts/setup.sh, scripts/lint.sh, then the spin model
 #      (scripts/check-model.sh);
-#   2. for the debug (lockdep, KASAN) and KCSAN test kernels: build the
-#      kernel (cached) and the modules, boot it in QEMU, load psem.ko, every
-#      kunit/*.ko and the example consumer, flip the debugfs switches, unload;
-#      parse the KTAP the KUnit modules logged with the kernel's kunit.py;
-#   3. psem_torture.ko on both test kernels (scripts/torture.sh);
-#   4. Debian's stock kernel: build against its headers, boot it, load and
-#      unload psem.ko and the consumer the same way.
+#   2. for the test kernels, debug-6.1 (lockdep, KASAN), kcsan-6.1 and
+#      rt-6.12 (PREEMPT_RT, lockdep, KASAN): build the kernel (cached) and
+#      the modules, boot it in QEMU, load psem.ko, every kunit/*.ko and the
+#      example consumer, flip the debugfs switches, unload; parse the KTAP
+#      the KUnit modules logged with the kernel's kunit.py;
+#   3. psem_torture.ko on every test kernel (scripts/torture.sh);
+#   4. Debian's stock kernels (6.1 and 6.12, generic and rt, as
+#      scripts/stock-kernel.sh --all lists them): build against each one's
+#      headers, boot it, load, use and unload psem.ko and the consumer the
+#      same way; one line "stock <uname -r>: loaded, used, unloaded" each;
+#   5. DKMS: `dkms build` against the newest 6.12 stock headers in a private
+#      DKMS tree under the cache (nothing is installed on the host), then
+#      the consumer built against what DKMS left, and a boot of that kernel
+#      with the module DKMS built: "dkms: built psem <version> for <kver>";
+#   6. scripts/check-tsan.sh, where it exists.
 # Any splat on a console, a failed or missing suite, or a failed step fails
 # the run. The last line is "N passed, F failed": N KUnit tests passed over
-# both test kernels, F failed or crashed tests plus failed steps.
+# all test kernels, F failed or crashed tests plus failed steps.
 #
-# Environment: PSEM_CHECK_KERNELS (default "debug kcsan"), PSEM_CHECK_STOCK=0
-# to skip the stock kernel, PSEM_CHECK_LINT=0 to skip lint,
+# Environment: PSEM_CHECK_KERNELS (default "debug kcsan rt"),
+# PSEM_CHECK_STOCK=0 to skip the stock kernels (PSEM_CHECK_STOCK_KERNELS:
+# a list of kernel versions instead of all), PSEM_CHECK_DKMS=0 to skip
+# DKMS, PSEM_CHECK_TSAN=0 to skip check-tsan.sh, PSEM_CHECK_LINT=0 to skip lint,
 # PSEM_CHECK_MODEL=0 to skip the spin model, PSEM_CHECK_TORTURE=0 to skip
 # the torture (PSEM_CHECK_TORTURE_S: its length, default 60), PSEM_CACHE,
 # PSEM_LOGDIR, and qemu-run.sh's PSEM_QEMU_*.
@@ -128,12 +138,16 @@ check_consumer_unload() {
 	return $ok
 }
 
-# run_kernel NAME KERNEL KDIR: build, boot, check one kernel. Returns 2 if
-# the only problem is failed KUnit tests.
+# run_kernel NAME KERNEL KDIR [LABEL [PREBUILT]]: build, boot, check one
+# kernel; LABEL (default NAME) names it in the KUnit summary. With PREBUILT
+# (a directory holding kmod/psem.ko and examples/psem_consumer.ko) nothing
+# is built. Returns 2 if the only problem is failed KUnit tests.
 run_kernel() {
-	local name=$1 kernel=$2 kdir=$3 work=$cache/work/$1
+	local name=$1 kernel=$2 kdir=$3 label=${4:-$1} work=${5:-$cache/work/$1}
 	local log=$logdir/$1.log cpio=$cache/work/$1.cpio
-	build_modules "$kdir" "$work" || { echo "check: module build failed for $name"; return 1; }
+	if [ -z "${5:-}" ]; then
+		build_modules "$kdir" "$work" || { echo "check: module build failed for $name"; return 1; }
+	fi
 	local kos=(kmod/psem.ko examples/psem_consumer.ko)
 	local kunit=0 ko
 	for ko in "$work"/kunit/*.ko; do
@@ -166,7 +180,7 @@ run_kernel() {
 	fi
 	if [ $kunit = 1 ]; then
 		local krc=0
-		kunit_results "$log" "$kdir/source" "$name" || krc=$?
+		kunit_results "$log" "$kdir/source" "$label" || krc=$?
 		[ $krc = 0 ] || [ $ok = 1 ] || ok=$krc
 	elif grep -q '^CONFIG_KUNIT=[ym]' "$kdir/.config" 2>/dev/null; then
 		echo "check: $kdir has KUnit but no kunit/*.ko was built"
@@ -189,8 +203,10 @@ if [ "${PSEM_CHECK_MODEL:-1}" != 0 ]; then
 	if bash "$top/scripts/check-model.sh"; then stage_done ok; else fail_step "spin model"; fi
 fi
 
-for flavour in ${PSEM_CHECK_KERNELS:-debug kcsan}; do
-	stage "$flavour kernel: build"
+kernels=${PSEM_CHECK_KERNELS-debug kcsan rt}	# set and empty: none
+for flavour in $kernels; do
+	label=$("$top/scripts/build-kernel.sh" --name "$flavour" 2>/dev/null) || label=$flavour
+	stage "$label kernel: build"
 	blog=$logdir/build-$flavour.log
 	if ! kdir=$("$top/scripts/build-kernel.sh" "$flavour" 2>"$blog"); then
 		tail -n 30 "$blog" | sed 's/^/  | /'
@@ -199,15 +215,15 @@ for flavour in ${PSEM_CHECK_KERNELS:-debug kcsan}; do
 	fi
 	[ ! -s "$blog" ] || echo "built $kdir (log: $blog)"
 	stage_done ok
-	stage "$flavour kernel: modules, boot, KUnit"
+	stage "$label kernel: modules, boot, KUnit"
 	rc=0
-	run_kernel "$flavour" "$kdir/arch/x86/boot/bzImage" "$kdir" || rc=$?
+	run_kernel "$flavour" "$kdir/arch/x86/boot/bzImage" "$kdir" "$label" || rc=$?
 	if [ $rc = 0 ]; then stage_done ok; else fail_step "$flavour kernel" $rc; fi
 done
 
-if [ "${PSEM_CHECK_TORTURE:-1}" != 0 ]; then
+if [ "${PSEM_CHECK_TORTURE:-1}" != 0 ] && [ -n "${kernels// /}" ]; then
 	stage "torture (${PSEM_CHECK_TORTURE_S:-60}s per kernel, then the busted lock)"
-	if PSEM_TORTURE_KERNELS="${PSEM_CHECK_KERNELS:-debug kcsan}" KDIR='' \
+	if PSEM_TORTURE_KERNELS="$kernels" KDIR='' \
 	   bash "$top/scripts/torture.sh" "" "${PSEM_CHECK_TORTURE_S:-60}"; then
 		stage_done ok
 	else
@@ -215,17 +231,101 @@ if [ "${PSEM_CHECK_TORTURE:-1}" != 0 ]; then
 	fi
 fi
 
-if [ "${PSEM_CHECK_STOCK:-1}" != 0 ]; then
-	stage "stock kernel: modules, boot, load/unload"
-	if stock=$("$top/scripts/stock-kernel.sh") &&
-	   skernel=$(sed -n 's/^KERNEL=//p' <<<"$stock") &&
-	   skdir=$(sed -n 's/^KDIR=//p' <<<"$stock") &&
-	   echo "stock kernel: $skernel, headers $skdir" &&
-	   run_kernel stock "$skernel" "$skdir"; then
-		stage_done ok
+# stock_kernel VER KERNEL KDIR: build, boot, check one Debian kernel.
+stock_kernel() {
+	local ver=$1 kernel=$2 kdir=$3 rc=0 uname
+	echo "-- stock $ver: headers $kdir"
+	run_kernel "stock-$ver" "$kernel" "$kdir" || rc=$?
+	uname=$(log_part "$logdir/stock-$ver.log" UNAME 2>/dev/null | head -n1)
+	if [ $rc = 0 ] && [ "$uname" = "$ver" ]; then
+		echo "stock $uname: loaded, used, unloaded"
 	else
-		fail_step "stock kernel"
+		echo "stock $ver: FAILED (guest uname: ${uname:-none})"
+		return 1
 	fi
+}
+
+if [ "${PSEM_CHECK_STOCK:-1}" != 0 ]; then
+	# One stage for all of them: each build is under a minute, each boot
+	# of a stock kernel well under one.
+	stage "stock kernels: modules, boot, load/use/unload"
+	nstock=0 sfailed=()
+	if list=$("$top/scripts/stock-kernel.sh" --all); then
+		while read -r ver skernel skdir; do
+			case " ${PSEM_CHECK_STOCK_KERNELS:-$ver} " in *" $ver "*) ;; *) continue ;; esac
+			nstock=$((nstock + 1))
+			stock_kernel "$ver" "$skernel" "$skdir" </dev/null || sfailed+=("$ver")
+		done <<<"$list"
+	fi
+	if [ $nstock = 0 ]; then
+		echo "check: no stock kernel to run"
+		fail_step "stock kernels"
+	elif [ ${#sfailed[@]} -gt 0 ]; then
+		failures+=("${sfailed[@]/#/stock }")
+		failed=$((failed + ${#sfailed[@]}))
+		stage_done FAILED
+	else
+		stage_done ok
+	fi
+fi
+
+# dkms_check: `dkms build` in a private DKMS tree (--dkmstree, --sourcetree,
+# --installtree under the cache; never `dkms install`, which runs depmod on
+# the host's /lib/modules) against the newest 6.12 stock kernel's headers;
+# then the example consumer built the way a consumer of the DKMS package
+# builds it (its headers from the DKMS source copy, its symbols from the
+# Module.symvers that dkms.conf keeps in the DKMS tree), and a boot of that
+# kernel loading both. The DKMS module is signed with a throwaway key kept
+# in the same private tree (Debian's kernels do not require signatures).
+dkms_check() {
+	local ver kver kernel kdir d=$cache/work/dkms stock
+	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
+	stock=$("$top/scripts/stock-kernel.sh" 6.12) || return 1
+	kernel=$(sed -n 's/^KERNEL=//p' <<<"$stock")
+	kdir=$(sed -n 's/^KDIR=//p' <<<"$stock")
+	kver=${kernel#/boot/vmlinuz-}
+	rm -rf "$d" && mkdir -p "$d/tree" "$d/src" "$d/install" "$d/keys" "$d/boot" || return 1
+	rsync -a --exclude=/.git --exclude='*.o' --exclude='*.ko' --exclude='*.mod*' \
+		--exclude='.*.cmd' --exclude=/bench/results "$top/" "$d/src/psem-$ver/" || return 1
+	local o=(--dkmstree "$d/tree" --sourcetree "$d/src" --installtree "$d/install")
+	local dlog=$logdir/dkms.log
+	if ! { dkms add -m psem -v "$ver" "${o[@]}" &&
+	       sign_file=$kdir/scripts/sign-file mok_signing_key=$d/keys/mok.key \
+	       mok_certificate=$d/keys/mok.pub \
+	       dkms build -m psem -v "$ver" -k "$kver" "${o[@]}" --kernelsourcedir "$kdir"; } >"$dlog" 2>&1; then
+		echo "check: dkms build failed (log: $dlog):"
+		tail -n 20 "$dlog" | sed 's/^/  | /'
+		cat "$d/tree/psem/$ver/build/make.log" 2>/dev/null | tail -n 20 | sed 's/^/  | /'
+		return 1
+	fi
+	local built=$d/tree/psem/$ver/$kver/x86_64
+	mkdir -p "$d/boot/kmod" "$d/boot/examples"
+	if [ -f "$built/module/psem.ko.xz" ]; then
+		xz -dc "$built/module/psem.ko.xz" >"$d/boot/kmod/psem.ko"
+	else
+		cp "$built/module/psem.ko" "$d/boot/kmod/psem.ko"
+	fi || { echo "check: DKMS left no psem.ko in $built/module"; return 1; }
+	[ -f "$built/Module.symvers" ] || { echo "check: DKMS left no Module.symvers in $built"; return 1; }
+	cp "$top"/examples/Kbuild "$top"/examples/*.c "$d/boot/examples/"
+	make -s -C "$kdir" M="$d/boot/examples" KBUILD_EXTRA_SYMBOLS="$built/Module.symvers" \
+		PSEM_DIR="$d/src/psem-$ver" modules 2>&1 |
+		sed '/^Skipping BTF generation .* unavailability of vmlinux$/d'
+	[ -f "$d/boot/examples/psem_consumer.ko" ] ||
+		{ echo "check: the consumer did not build against the DKMS tree"; return 1; }
+	run_kernel "dkms-$kver" "$kernel" "$kdir" "dkms-$kver" "$d/boot" || return 1
+	echo "dkms: built psem $ver for $kver"
+}
+
+if [ "${PSEM_CHECK_DKMS:-1}" != 0 ]; then
+	stage "dkms: build in a private tree, boot"
+	if dkms_check; then stage_done ok; else fail_step dkms; fi
+fi
+
+# scripts/check-tsan.sh, where it exists (another part of the suite; its
+# failure counts as one failed step).
+if [ "${PSEM_CHECK_TSAN:-1}" != 0 ] && [ -f "$top/scripts/check-tsan.sh" ]; then
+	stage "tsan"
+	if bash "$top/scripts/check-tsan.sh"; then stage_done ok; else fail_step tsan; fi
 fi
 
 echo "check: finished in $((SECONDS - t_start))s"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# `make demo`: build psem against Debian's stock kernel headers, boot that
-# kernel in QEMU, load psem.ko and the example consumer, flip psem's debugfs
+# `make demo [KVER=...]`: build psem against a Debian stock kernel's headers
+# (KVER: a version, or 6.1, 6.1-rt, 6.12, 6.12-rt; default the newest
+# generic kernel, as scripts/stock-kernel.sh picks it), boot that kernel in QEMU, load psem.ko and the example consumer, flip psem's debugfs
 # switches, show the statistics, unload; then print a summary of what the
 # guest did. The host never loads anything. Full console log: $logdir/demo.log.
 set -euo pipefail
@@ -9,10 +10,11 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 bash "$top/scripts/setup.sh"
-stock=$("$top/scripts/stock-kernel.sh")
+stock=$("$top/scripts/stock-kernel.sh" ${KVER:+"$KVER"})
 kernel=$(sed -n 's/^KERNEL=//p' <<<"$stock")
 kdir=$(sed -n 's/^KDIR=//p' <<<"$stock")
-work=$cache/work/demo log=$logdir/demo.log
+kver=${kernel#/boot/vmlinuz-}
+work=$cache/work/demo-$kver log=$logdir/demo.log
 mkdir -p "$logdir"
 
 stage "demo: build against $kdir"
@@ -31,7 +33,7 @@ show() {	# show TITLE PART: one guest part, indented under a title
 	log_part "$log" "$2" | sed 's/^/    /'
 }
 echo
-echo "psem demo on Debian's stock kernel, in QEMU (console log: $log)"
+echo "psem demo on Debian's stock kernel $kver, in QEMU (console log: $log)"
 show "guest kernel (uname -r)" UNAME
 show "loaded modules (lsmod | grep psem)" LSMOD
 show "the consumer's kernel log (psem_consumer: lines)" CONSUMER

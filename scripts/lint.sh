@@ -1,21 +1,30 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # `make lint`: static checks on psem's C sources and scripts; any finding
-# fails. Needs no test kernel: it builds against Debian's stock headers.
+# fails. Needs no test kernel: it builds against Debian's stock headers, of
+# Linux 6.1 and of 6.12, the two kernel series psem supports.
 #
-#   checkpatch.pl --strict on the C files of every directory with a Kbuild
-#     (kmod/, kunit/, examples/, torture/, bench/, ...)
-#   a W=1 build with sparse (C=2) of all of those modules: no warnings at all
-#   kernel-doc -none -v on kmod/*.[ch] (6.1's kernel-doc has no -Wall;
-#     -v adds its missing-return-description warnings)
+#   checkpatch.pl --strict, from 6.1's and from 6.12's source, on the C
+#     files of every directory with a Kbuild (kmod/, kunit/, examples/,
+#     torture/, bench/, ...)
+#   a W=1 build with sparse (C=2) of all of those modules against each of
+#     the stock headers trees in PSEM_LINT_KERNELS (default "6.1 6.12-rt":
+#     both series, and PREEMPT_RT's lock types; any name that
+#     scripts/stock-kernel.sh takes): no warnings at all
+#   kernel-doc -none -v on kmod/*.[ch], with 6.1's and 6.12's kernel-doc
+#     (6.1's has no -Wall; -v adds its missing-return-description warnings)
 #   and, where installed, shellcheck -S warning on scripts/*.sh and .ci/run
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 bash "$top/scripts/setup.sh"
-src=$("$top/scripts/build-kernel.sh" --source)
-kdir=$("$top/scripts/stock-kernel.sh" | sed -n 's/^KDIR=//p')
+srcs=("$("$top/scripts/build-kernel.sh" --source linux-source-6.1)"
+      "$("$top/scripts/build-kernel.sh" --source linux-source-6.12)")
+kdirs=()
+for k in ${PSEM_LINT_KERNELS:-6.1 6.12-rt}; do
+	kdirs+=("$("$top/scripts/stock-kernel.sh" "$k" | sed -n 's/^KDIR=//p')")
+done
 cd "$top"
 shopt -s nullglob
 moddirs=() csrc=()
@@ -36,12 +45,14 @@ checkpatch_ignore() {
 	kmod/psem.h) echo MACRO_ARG_REUSE ;;
 	esac
 }
-stage "lint: checkpatch --strict (${#csrc[@]} files)"
+stage "lint: checkpatch --strict (${#csrc[@]} files, 6.1's and 6.12's)"
 cp_bad=0
-for f in "${csrc[@]}"; do
-	ign=$(checkpatch_ignore "$f")
-	perl "$src/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
-		--no-summary ${ign:+--ignore "$ign"} -f "$f" || cp_bad=1
+for src in "${srcs[@]}"; do
+	for f in "${csrc[@]}"; do
+		ign=$(checkpatch_ignore "$f")
+		perl "$src/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
+			--no-summary ${ign:+--ignore "$ign"} -f "$f" || cp_bad=1
+	done
 done
 if [ $cp_bad = 1 ]; then
 	bad+=(checkpatch)
@@ -50,36 +61,46 @@ else
 	stage_done clean
 fi
 
-stage "lint: W=1 and sparse build of ${moddirs[*]} against $kdir"
-work=$cache/work/lint
-rm -rf "$work"
-out=$(build_modules "$kdir" "$work" W=1 C=2 CHECK=sparse 2>&1) || bad+=(build)
-# The other external modules (the Makefile builds kmod/, kunit/, examples/).
-for d in "${moddirs[@]}"; do
-	case $d in kmod | kunit | examples) continue ;; esac
-	out+=$'\n'$(make -s -C "$kdir" M="$work/$d" KBUILD_EXTRA_SYMBOLS="$work/Module.symvers" \
-		W=1 C=2 CHECK=sparse modules 2>&1) || bad+=(build)
+for kdir in "${kdirs[@]}"; do
+	stage "lint: W=1 and sparse build of ${moddirs[*]} against $kdir"
+	work=$cache/work/lint-$(basename "$(dirname "$kdir")")
+	rm -rf "$work"
+	berr=0
+	out=$(build_modules "$kdir" "$work" W=1 C=2 CHECK=sparse 2>&1) || berr=1
+	# The other external modules (the Makefile builds kmod/, kunit/, examples/).
+	for d in "${moddirs[@]}"; do
+		case $d in kmod | kunit | examples) continue ;; esac
+		out+=$'\n'$(make -s -C "$kdir" M="$work/$d" KBUILD_EXTRA_SYMBOLS="$work/Module.symvers" \
+			W=1 C=2 CHECK=sparse modules 2>&1) || berr=1
+	done
+	if grep -iE '(^|[: ])(warning|error):' <<<"$out"; then
+		bad+=("W=1/sparse ($kdir)")
+		stage_done FAILED
+	elif [ $berr = 1 ]; then
+		echo "$out"
+		bad+=("build ($kdir)")
+		stage_done FAILED
+	else
+		stage_done clean
+	fi
 done
-if grep -iE '(^|[: ])(warning|error):' <<<"$out"; then
-	bad+=(W=1/sparse)
-	stage_done FAILED
-elif [[ " ${bad[*]} " = *" build "* ]]; then
-	echo "$out"
-	stage_done FAILED
-else
-	stage_done clean
-fi
 
-stage "lint: kernel-doc (${#kdoc[@]} files)"
-if [ ${#kdoc[@]} -gt 0 ] &&
-   out=$(perl "$src/scripts/kernel-doc" -none -v "${kdoc[@]}" 2>&1) &&
-   ! grep -iE '(^|[: ])(warning|error):' <<<"$out"; then
-	stage_done clean
-elif [ ${#kdoc[@]} -eq 0 ]; then
+stage "lint: kernel-doc (${#kdoc[@]} files, 6.1's and 6.12's)"
+kd_bad=0
+for src in "${srcs[@]}"; do
+	if [ ${#kdoc[@]} -gt 0 ] &&
+	   { ! out=$(perl "$src/scripts/kernel-doc" -none -v "${kdoc[@]}" 2>&1) ||
+	     grep -iE '(^|[: ])(warning|error):' <<<"$out"; }; then
+		kd_bad=1
+	fi
+done
+if [ ${#kdoc[@]} -eq 0 ]; then
 	stage_done "nothing to check"
-else
+elif [ $kd_bad = 1 ]; then
 	bad+=(kernel-doc)
 	stage_done FAILED
+else
+	stage_done clean
 fi
 
 stage "lint: shellcheck"

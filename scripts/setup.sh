@@ -80,11 +80,10 @@ for f in amd64 rt-amd64; do
 done
 # The 6.1 kernels' meta-packages too: installing an installed package
 # upgrades it to the newest version, and is a no-op when it is that already.
-upgrade=()
-for p in linux-image-amd64 linux-headers-amd64 linux-image-rt-amd64 linux-headers-rt-amd64; do
-	[ "$(apt-cache policy "$p" | sed -n 's/^ *Installed: //p')" = \
-	  "$(apt-cache policy "$p" | sed -n 's/^ *Candidate: //p')" ] || upgrade+=("$p")
-done
+mapfile -t upgrade < <(apt-cache policy linux-image-amd64 linux-headers-amd64 \
+	linux-image-rt-amd64 linux-headers-rt-amd64 |
+	awk '/^[^ ]/ { p = $1; sub(/:$/, "", p) } /^ *Installed:/ { i = $2 }
+	     /^ *Candidate:/ && $2 != i && i != "(none)" { print p }')
 [ ${#missing[@]} -eq 0 ] && [ ${#upgrade[@]} -eq 0 ] && exit 0
 echo "setup: installing ${missing[*]} ${upgrade[*]}" >&2
 apt-get install -y -qq --no-install-recommends "${missing[@]}" "${upgrade[@]}" >/dev/null
