@@ -4,7 +4,9 @@
  *
  *   psem_basic    initialisation, counts, bad arguments, drain, reduce
  *   psem_release  which path a release takes: lock-free, locked, hand-off,
- *                 the contention flag, releases from hard IRQ
+ *                 the contention flag, releases from interrupt context
+ *                 (hard IRQ where the kernel allows a locked one; the
+ *                 lock-free paths from hard IRQ on every kernel)
  *   psem_waiters  FIFO order, partial assignment, signals and timeouts
  *   psem_stress   kthreads on every online CPU racing releases against
  *                 acquisitions, the overflow race, release ordering
@@ -18,6 +20,7 @@
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
@@ -423,67 +426,180 @@ static void psem_test_flag_honoured(struct kunit *test)
 	PKT_EXPECT_IDLE(test, sem, 3);
 }
 
+/*
+ * Releases from interrupt context, as Documentation/api.rst ("Contexts")
+ * allows them on each kernel. A locked release takes the wait queue's
+ * spinlock_t, so it runs from:
+ *  - a hard hrtimer (HRTIMER_MODE_REL_HARD, hard IRQ) on !PREEMPT_RT
+ *    without PROVE_RAW_LOCK_NESTING (the kcsan kernel);
+ *  - an irq_work on !PREEMPT_RT with PROVE_RAW_LOCK_NESTING (the debug
+ *    kernel): lockdep then applies PREEMPT_RT's rule everywhere and would
+ *    report a spinlock_t in a hard hrtimer as an invalid wait context; an
+ *    irq_work runs in hard IRQ here but in a thread on PREEMPT_RT, like a
+ *    request_irq() handler, so lockdep allows it;
+ *  - a soft hrtimer (HRTIMER_MODE_REL_SOFT) on PREEMPT_RT, where hard IRQ
+ *    may not take a spinlock_t: its callback runs in softirq context, a
+ *    thread there.
+ * The lock-free paths take no lock and run from a hard hrtimer everywhere.
+ */
+enum pkt_irq_how { PKT_HARD_HRTIMER, PKT_SOFT_HRTIMER, PKT_IRQ_WORK };
+
+static const char * const pkt_irq_names[] = {
+	[PKT_HARD_HRTIMER]	= "a hard hrtimer (hard IRQ)",
+	[PKT_SOFT_HRTIMER]	= "a soft hrtimer (softirq, a thread on PREEMPT_RT)",
+	[PKT_IRQ_WORK]		= "an irq_work (hard IRQ; a thread on PREEMPT_RT)",
+};
+
+static enum pkt_irq_how pkt_locked_release_how(void)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return PKT_SOFT_HRTIMER;
+	if (IS_ENABLED(CONFIG_PROVE_RAW_LOCK_NESTING))
+		return PKT_IRQ_WORK;
+	return PKT_HARD_HRTIMER;
+}
+
 struct pkt_irq {
 	struct hrtimer	timer;
+	struct irq_work	work;
+	void		(*fn)(struct pkt_irq *p);
 	struct psem	*sem;
 	long		n;
 	int		ret;
+	bool		taken;
+	long		drained;
 	bool		in_hardirq;
+	bool		in_softirq;
 	bool		fired;
 };
 
-static enum hrtimer_restart pkt_irq_release(struct hrtimer *timer)
+static void pkt_irq_run(struct pkt_irq *p)
 {
-	struct pkt_irq *p = container_of(timer, struct pkt_irq, timer);
-
 	p->in_hardirq = in_hardirq();
-	p->ret = psem_release(p->sem, p->n);
-	/* Publishes @ret and @in_hardirq to pkt_release_in_hardirq(). */
+	p->in_softirq = in_serving_softirq();
+	p->fn(p);
+	/* Publishes the results to pkt_in_irq(). */
 	smp_store_release(&p->fired, true);
+}
+
+static enum hrtimer_restart pkt_irq_timer(struct hrtimer *timer)
+{
+	pkt_irq_run(container_of(timer, struct pkt_irq, timer));
 	return HRTIMER_NORESTART;
 }
 
-/* psem_release(@sem, @n) from a hard-IRQ timer callback; its result. */
-static int pkt_release_in_hardirq(struct kunit *test, struct psem *sem,
-				  long n)
+static void pkt_irq_work(struct irq_work *work)
 {
-	struct pkt_irq *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
-	bool fired;
-
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	p->sem = sem;
-	p->n = n;
-	hrtimer_init(&p->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	p->timer.function = pkt_irq_release;
-	hrtimer_start(&p->timer, ns_to_ktime(100 * NSEC_PER_USEC), HRTIMER_MODE_REL_HARD);
-	/* Pairs with pkt_irq_release(). */
-	fired = pkt_wait_for(smp_load_acquire(&p->fired));
-	/* A no-op once it fired; frees @p for kunit if it never did. */
-	hrtimer_cancel(&p->timer);
-	KUNIT_EXPECT_TRUE(test, fired);
-	KUNIT_EXPECT_TRUE(test, p->in_hardirq);
-	return fired ? p->ret : -ETIMEDOUT;
+	pkt_irq_run(container_of(work, struct pkt_irq, work));
 }
 
-/* Both paths from hard IRQ; lockdep checks the queue lock's IRQ safety. */
+/* Run @fn(@p) from the context @how; false if it never ran. */
+static bool pkt_in_irq(struct kunit *test, struct pkt_irq *p,
+		       enum pkt_irq_how how)
+{
+	enum hrtimer_mode mode = how == PKT_SOFT_HRTIMER ?
+		HRTIMER_MODE_REL_SOFT : HRTIMER_MODE_REL_HARD;
+	bool fired;
+
+	if (how == PKT_IRQ_WORK) {
+		init_irq_work(&p->work, pkt_irq_work);
+		irq_work_queue(&p->work);
+	} else {
+		hrtimer_init(&p->timer, CLOCK_MONOTONIC, mode);
+		p->timer.function = pkt_irq_timer;
+		hrtimer_start(&p->timer, ns_to_ktime(100 * NSEC_PER_USEC), mode);
+	}
+	/* Pairs with pkt_irq_run(). */
+	fired = pkt_wait_for(smp_load_acquire(&p->fired));
+	/* No-ops once it ran; keep @p alive for kunit if it never did. */
+	if (how == PKT_IRQ_WORK)
+		irq_work_sync(&p->work);
+	else
+		hrtimer_cancel(&p->timer);
+	KUNIT_EXPECT_TRUE(test, fired);
+	if (how == PKT_SOFT_HRTIMER)
+		KUNIT_EXPECT_TRUE(test, p->in_softirq);
+	else if (how == PKT_HARD_HRTIMER || !IS_ENABLED(CONFIG_PREEMPT_RT))
+		KUNIT_EXPECT_TRUE(test, p->in_hardirq);
+	return fired;
+}
+
+static void pkt_irq_release(struct pkt_irq *p)
+{
+	p->ret = psem_release(p->sem, p->n);
+}
+
+/* psem_release(@sem, @n) from context @how; its result. */
+static int pkt_release_in_irq(struct kunit *test, struct psem *sem, long n,
+			      enum pkt_irq_how how)
+{
+	struct pkt_irq *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->fn = pkt_irq_release;
+	p->sem = sem;
+	p->n = n;
+	return pkt_in_irq(test, p, how) ? p->ret : -ETIMEDOUT;
+}
+
+/*
+ * Both release paths from interrupt context, in the strictest context the
+ * kernel allows a locked release (above); lockdep checks the queue lock's
+ * IRQ safety and, with PROVE_RAW_LOCK_NESTING, its wait context.
+ */
 static void psem_test_release_in_hardirq(struct kunit *test)
 {
+	enum pkt_irq_how how = pkt_locked_release_how();
 	struct psem *sem = pkt_sem(test, 0);
 	struct pkt_thread *w;
 
+	kunit_info(test, "locked release from %s\n", pkt_irq_names[how]);
 	pkt_stats_start();
 	w = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 2, 1);
-	KUNIT_EXPECT_EQ(test, pkt_release_in_hardirq(test, sem, 2), 0);
+	KUNIT_EXPECT_EQ(test, pkt_release_in_irq(test, sem, 2, how), 0);
 	PKT_EXPECT_RETURNS(test, w, 0);
 	PKT_EXPECT_IDLE(test, sem, 0);
 	PKT_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 1);
 	PKT_EXPECT_STAT(test, PSEM_STAT_HANDOFF, 1);
 
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
-	KUNIT_EXPECT_EQ(test, pkt_release_in_hardirq(test, sem, 1), 0);
+	KUNIT_EXPECT_EQ(test, pkt_release_in_irq(test, sem, 1, how), 0);
 	PKT_EXPECT_IDLE(test, sem, 2);
 	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 1);
 	pkt_reap_all(test);
+}
+
+static void pkt_irq_lock_free(struct pkt_irq *p)
+{
+	p->taken = psem_try_acquire(p->sem, 1);
+	p->ret = psem_release(p->sem, 1);	/* nobody waits: lock-free */
+	p->drained = psem_drain(p->sem, 10);
+	p->ret |= psem_release(p->sem, 1);	/* onto zero, nobody waits */
+}
+
+/*
+ * The lock-free paths from a hard hrtimer on every kernel, PREEMPT_RT
+ * included: try, a release that finds nobody waiting (at a positive
+ * balance and at zero), drain. They take no lock, so lockdep (with
+ * PROVE_RAW_LOCK_NESTING on the debug and rt kernels) has nothing to report.
+ */
+static void psem_test_lock_free_in_hardirq(struct kunit *test)
+{
+	struct pkt_irq *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct psem *sem = pkt_sem(test, 3);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	pkt_stats_start();
+	p->fn = pkt_irq_lock_free;
+	p->sem = sem;
+	KUNIT_ASSERT_TRUE(test, pkt_in_irq(test, p, PKT_HARD_HRTIMER));
+	KUNIT_EXPECT_TRUE(test, p->taken);
+	KUNIT_EXPECT_EQ(test, p->ret, 0);
+	KUNIT_EXPECT_EQ(test, p->drained, 3L);
+	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 2);
+	PKT_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 0);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
+	PKT_EXPECT_IDLE(test, sem, 3);
 }
 
 static struct kunit_case pkt_release_cases[] = {
@@ -492,6 +608,7 @@ static struct kunit_case pkt_release_cases[] = {
 	KUNIT_CASE(psem_test_locked_on_positive),
 	KUNIT_CASE(psem_test_flag_honoured),
 	KUNIT_CASE(psem_test_release_in_hardirq),
+	KUNIT_CASE(psem_test_lock_free_in_hardirq),
 	{}
 };
 
