@@ -57,7 +57,7 @@ build() {
 	if ! make -s -j"$jobs" -C "$tool" KSRC="$2" O="$work/$1" SAN="$3" \
 		>"$work/$1.build.log" 2>&1; then
 		cat "$work/$1.build.log" >&2
-		fail "build of $1 failed (gcc with -fsanitize=thread needs libtsan, from Debian's gcc)"
+		fail "build of $1 failed (-fsanitize=thread needs gcc's libtsan, a dependency of Debian's gcc)"
 	fi
 }
 
@@ -82,7 +82,7 @@ stress() {
 # A copy of kmod/ with one mutant applied; fails if the pattern is gone.
 mutant_src() {
 	mkdir -p "$work/src-$1"
-	cp "$src"/*.[ch] "$work/src-$1/"
+	cp "$src"/*.[ch] "$src"/Kbuild "$work/src-$1/"
 	python3 "$tool/mutate.py" "$1" "$work/src-$1" >"$work/src-$1.log" 2>&1 ||
 		{ cat "$work/src-$1.log" >&2; fail "mutant $1 could not be made"; }
 }
@@ -114,8 +114,10 @@ caught() {
 	fi
 }
 
-# The ordering mutants: TSan must report a race on the data that the
-# stress guards with psem (its globals are all named psem_stress_*).
+# The ordering mutants: TSan must report a data race. The real sources ran
+# without any report, so any race is the mutant's doing: on the data the
+# stress guards with psem (its globals, psem_stress_*), or on psem's own
+# waiter (->result, read after ->done).
 for m in acquire-relaxed release-relaxed handoff-acquire-relaxed \
 	handoff-release-relaxed; do
 	mutant_src "$m"
@@ -124,8 +126,7 @@ for m in acquire-relaxed release-relaxed handoff-acquire-relaxed \
 		-e 40 -m 150 -H 10000
 	ok=0
 	if [ "$rc" = 66 ] &&
-	   grep -q "^WARNING: ThreadSanitizer: data race" "$work/$m.log" &&
-	   grep -q "Location is global 'psem_stress_" "$work/$m.log"; then
+	   grep -q "^WARNING: ThreadSanitizer: data race" "$work/$m.log"; then
 		ok=1
 	fi
 	caught "$m" "$ok"
