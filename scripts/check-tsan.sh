@@ -90,7 +90,7 @@ mutant_src() {
 # The real sources: natively first (fast, many operations), then under TSan.
 build native "$src" ""
 build tsan "$src" thread
-stress native "$work/native.log" "" -e 20 -m 100
+stress native "$work/native.log" "" -e 20 -m 100 -H 10000
 [ "$rc" = 0 ] || { cat "$work/native.log" >&2; fail "native stress exited $rc"; }
 
 stress tsan "$work/tsan.log" "halt_on_error=0 exitcode=66 report_signal_unsafe=0" \
