@@ -5,9 +5,10 @@
  *
  * On load it takes and returns permits, runs one worker kthread per online
  * CPU (at most four) against one semaphore and checks the final balance,
- * and leaves one kthread asleep waiting for permits that never come. On
- * unload it cancels that wait with a fatal signal, which returns the
- * permits assigned to it, and reports the balance it left behind.
+ * starts the credit-pool driver of credits.c, and leaves one kthread
+ * asleep waiting for permits that never come. On unload it closes and
+ * quiesces the credit pool, cancels that wait with a fatal signal, which
+ * returns the permits assigned to it, and reports the balance it left.
  */
 
 #include <linux/completion.h>
@@ -19,6 +20,8 @@
 #include <psem.h>
 #include <psem_mutex.h>
 #include <psem_rwlock.h>
+
+#include "credits.h"
 
 #define CONSUMER_WORKERS_MAX	4
 #define CONSUMER_ITERS		2000
@@ -124,10 +127,15 @@ static int __init consumer_init(void)
 	ret = consumer_run_workers();
 	if (ret)
 		return ret;
+	ret = credits_start();
+	if (ret)
+		return ret;
 
 	consumer_waiter = kthread_run(consumer_wait, NULL, "psem_consumer/wait");
-	if (IS_ERR(consumer_waiter))
+	if (IS_ERR(consumer_waiter)) {
+		credits_stop();
 		return PTR_ERR(consumer_waiter);
+	}
 	get_task_struct(consumer_waiter);
 	/* The waiter takes the two permits and sleeps for three more. */
 	psem_release(&consumer_gate, 2);
@@ -137,6 +145,7 @@ static int __init consumer_init(void)
 
 static void __exit consumer_exit(void)
 {
+	credits_stop();
 	send_sig(SIGKILL, consumer_waiter, 1);
 	kthread_stop(consumer_waiter);
 	put_task_struct(consumer_waiter);
