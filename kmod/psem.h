@@ -14,6 +14,7 @@
 #include <linux/limits.h>
 #include <linux/lockdep.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 /* Symbols are exported in namespace PSEM: consumers add MODULE_IMPORT_NS(PSEM). */
 
@@ -64,6 +65,70 @@ struct psem {
 	wait_queue_head_t	wq;
 	unsigned long		debt;
 	bool			capped;
+};
+
+/* What a queued waiter is. */
+enum psem_wait_kind {
+	PSEM_WAIT_ACQUIRE,	/* a task in psem_acquire*() */
+	PSEM_WAIT_QUIESCE,	/* a task in psem_quiesce*(): wants all */
+	PSEM_WAIT_ASYNC,	/* a struct psem_async: a callback, no task */
+};
+
+/**
+ * struct psem_waiter - an entry in a psem's FIFO queue (private to psem)
+ * @wq_entry: links the waiter into &psem.wq.head, then, once it leaves
+ *            the queue, into a private wake list; .private is the task
+ *            (NULL for an asynchronous waiter)
+ * @n:        the permits asked for (for a quiesce: the capacity)
+ * @needed:   permits still missing; lowered by releases under the queue
+ *            lock
+ * @since:    jiffies when it linked, for the debugfs view
+ * @kind:     &enum psem_wait_kind
+ * @result:   0 when served, or why the wait failed (-ESHUTDOWN, -E2BIG);
+ *            written under the queue lock before the waiter leaves it
+ * @served:   set under the queue lock when the waiter leaves the queue
+ *            for a wake list: from then on only @done is written
+ * @done:     for a task: set with smp_store_release() by the task that
+ *            moved the waiter to its wake list, after the queue lock is
+ *            dropped; from then on that task no longer touches this
+ *            struct, which lives on the waiter's stack
+ */
+struct psem_waiter {
+	struct wait_queue_entry	wq_entry;
+	long			n;
+	long			needed;
+	unsigned long		since;
+	enum psem_wait_kind	kind;
+	int			result;
+	bool			served;
+	bool			done;
+};
+
+struct psem_async;
+
+/**
+ * typedef psem_async_fn - completes an asynchronous acquire
+ * @aw:     the waiter given to psem_acquire_async()
+ * @result: 0 when all the permits are assigned (the caller now holds
+ *          them); -ESHUTDOWN or -E2BIG when psem_close() or psem_resize()
+ *          ended the wait (holding nothing)
+ *
+ * Runs exactly once per queued @aw, in the context of the release (or
+ * close, or resize) that completed it, which may be hard IRQ: it must not
+ * sleep. It runs after the queue lock is dropped, so it may call into the
+ * same psem. From the call on, psem no longer touches @aw: the callback may
+ * free or reuse it.
+ */
+typedef void (*psem_async_fn)(struct psem_async *aw, int result);
+
+/**
+ * struct psem_async - an asynchronous waiter, embedded by its owner
+ * @w:  the queue entry (private to psem)
+ * @fn: the callback (private to psem; set by psem_acquire_async())
+ */
+struct psem_async {
+	struct psem_waiter	w;
+	psem_async_fn		fn;
 };
 
 /* A negative count, or one over PSEM_MAX_PERMITS, does not compile. */
@@ -168,6 +233,28 @@ int psem_reopen(struct psem *sem);
 bool psem_is_closed(const struct psem *sem);
 int __must_check psem_quiesce(struct psem *sem, long timeout);
 int __must_check psem_quiesce_killable(struct psem *sem, long timeout);
+
+/* Asynchronous waiters (kmod/psem_async.c). */
+int psem_acquire_async(struct psem *sem, long n, struct psem_async *aw,
+		       psem_async_fn fn);
+bool psem_cancel_async(struct psem *sem, struct psem_async *aw);
+bool psem_cancel_async_sync(struct psem *sem, struct psem_async *aw);
+
+/**
+ * struct psem_async_work - an asynchronous waiter completed in process context
+ * @aw:     the waiter (private)
+ * @work:   queued on system_wq when the wait completes; its function reads
+ *          @result and, when it is 0, holds the permits
+ * @result: as for &psem_async_fn
+ */
+struct psem_async_work {
+	struct psem_async	aw;
+	struct work_struct	work;
+	int			result;
+};
+
+int psem_acquire_async_work(struct psem *sem, long n,
+			    struct psem_async_work *aww, work_func_t fn);
 
 /* A debugfs view of one psem and its waiters (kmod/psem_view.c). */
 int psem_debugfs_register(struct psem *sem, const char *name);

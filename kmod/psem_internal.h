@@ -219,41 +219,6 @@ int psem_acquire_slow(struct psem *sem, long n, unsigned int state,
 
 /* ---- the waiter queue (psem_queue.c), all under the queue lock ---- */
 
-/* What a queued waiter is. */
-enum psem_wait_kind {
-	PSEM_WAIT_ACQUIRE,	/* a task in psem_acquire*() */
-	PSEM_WAIT_QUIESCE,	/* a task in psem_quiesce*(): wants all */
-};
-
-/**
- * struct psem_waiter - a task sleeping in psem_acquire*() or psem_quiesce*()
- * @wq_entry: links the waiter into &psem.wq.head, then, once served, into
- *            the releaser's private wake list; .private is the task
- * @n:        the permits asked for (for a quiesce: the capacity)
- * @needed:   permits still missing; lowered by releases under the queue
- *            lock
- * @since:    jiffies when it linked, for the debugfs view
- * @kind:     &enum psem_wait_kind
- * @result:   0 when served, or why the wait failed (-ESHUTDOWN, -E2BIG);
- *            written under the queue lock before the waiter leaves it
- * @served:   set under the queue lock when the waiter leaves the queue
- *            for the wake list: from then on only @done is written
- * @done:     set with smp_store_release() by the task that moved the
- *            waiter to its wake list, after the queue lock is dropped;
- *            from then on that task no longer touches this struct, which
- *            lives on the waiter's stack
- */
-struct psem_waiter {
-	struct wait_queue_entry	wq_entry;
-	long			n;
-	long			needed;
-	unsigned long		since;
-	enum psem_wait_kind	kind;
-	int			result;
-	bool			served;
-	bool			done;
-};
-
 int psem_add_locked(struct psem *sem, long n, struct list_head *wake,
 		    unsigned long ip);
 long psem_take_or_mark(struct psem *sem, long n);
@@ -261,6 +226,10 @@ void psem_wake_served(struct list_head *wake);
 int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
 		     enum psem_wait_kind kind, unsigned int state,
 		     long timeout);
+void psem_link(struct psem *sem, struct psem_waiter *w, long n,
+	       enum psem_wait_kind kind, struct task_struct *task);
+bool psem_cancel(struct psem *sem, struct psem_waiter *w);
+int psem_refuse_wait(struct psem *sem, long n);
 long psem_fail_waiter(struct psem *sem, struct psem_waiter *w, int result,
 		      struct list_head *wake);
 void psem_clear_waiters_bit(struct psem *sem);

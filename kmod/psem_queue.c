@@ -13,6 +13,7 @@
 
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/debug.h>
 #include <linux/sched/signal.h>
@@ -27,6 +28,8 @@
  * number can be woken without holding it. wake_q_add() is not exported to
  * modules, so the list runs through the waiters themselves, and a task
  * reference keeps each task alive past the store that lets it return.
+ * An asynchronous waiter's callback is called instead, inside the RCU
+ * read-side section that psem_dequeue() opened for it.
  */
 void psem_wake_served(struct list_head *wake)
 {
@@ -35,6 +38,19 @@ void psem_wake_served(struct list_head *wake)
 	/* The _safe iterator reads @next before @w may go away. */
 	list_for_each_entry_safe(w, next, wake, wq_entry.entry) {
 		struct task_struct *t = w->wq_entry.private;
+
+		if (w->kind == PSEM_WAIT_ASYNC) {
+			struct psem_async *aw = container_of(w, struct psem_async, w);
+
+			/*
+			 * The callback owns @aw from the call on. Our writes
+			 * to @aw happened under the queue lock, before this,
+			 * in program order: nothing to publish.
+			 */
+			aw->fn(aw, w->result);
+			rcu_read_unlock();	/* see psem_cancel_async_sync() */
+			continue;
+		}
 
 		get_task_struct(t);
 		/*
@@ -50,10 +66,18 @@ void psem_wake_served(struct list_head *wake)
 	}
 }
 
-/* Takes @w off the queue, onto @wake, to end its wait with @result. */
+/*
+ * Takes @w off the queue, onto @wake, to end its wait with @result. For an
+ * asynchronous waiter it opens an RCU read-side section that ends after
+ * its callback returns, in psem_wake_served(): psem_cancel_async_sync(),
+ * finding the waiter gone from the queue, waits for it with
+ * synchronize_rcu().
+ */
 static void psem_dequeue(struct psem_waiter *w, int result,
 			 struct list_head *wake)
 {
+	if (w->kind == PSEM_WAIT_ASYNC)
+		rcu_read_lock();
 	w->result = result;
 	w->served = true;
 	list_move_tail(&w->wq_entry.entry, wake);
@@ -180,14 +204,16 @@ static void psem_wait_done(struct psem_waiter *w)
 /*
  * Gives up a wait, if it is still a wait: unlinks the waiter and returns
  * what it was assigned to the next waiters through the locked path, so
- * nothing is lost. Returns false if it had already left the queue.
+ * nothing is lost. Returns false if it had already left the queue. Any
+ * context that may take the queue lock.
  */
-static bool psem_cancel(struct psem *sem, struct psem_waiter *w)
+bool psem_cancel(struct psem *sem, struct psem_waiter *w)
 {
+	unsigned long flags;
 	LIST_HEAD(wake);
 	bool linked;
 
-	spin_lock_irq(&sem->wq.lock);
+	spin_lock_irqsave(&sem->wq.lock, flags);
 	linked = !w->served;
 	if (linked) {
 		__remove_wait_queue(&sem->wq, &w->wq_entry);
@@ -195,7 +221,7 @@ static bool psem_cancel(struct psem *sem, struct psem_waiter *w)
 		/* At most the capacity: the balance was zero meanwhile. */
 		psem_add_locked(sem, w->n - w->needed, &wake, _RET_IP_);
 	}
-	spin_unlock_irq(&sem->wq.lock);
+	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	psem_wake_served(&wake);
 	return linked;
 }
@@ -238,14 +264,16 @@ static int psem_wait(struct psem *sem, struct psem_waiter *w,
  * are assigned, or the error that ended the wait, having given back what
  * it was assigned.
  */
-int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
-		     enum psem_wait_kind kind, unsigned int state, long timeout)
+/*
+ * Links @w, which psem_take_or_mark() assigned all but @w->needed of @n,
+ * at the tail of the queue. Called with the queue lock held and
+ * PSEM_WAITERS set, so linking keeps I1.
+ */
+void psem_link(struct psem *sem, struct psem_waiter *w, long n,
+	       enum psem_wait_kind kind, struct task_struct *task)
 {
-	int ret;
-
 	lockdep_assert_held(&sem->wq.lock);
-	/* PSEM_WAITERS is set: linking keeps I1. */
-	init_waitqueue_entry(&w->wq_entry, current);
+	init_waitqueue_entry(&w->wq_entry, task);
 	w->n = n;
 	w->since = jiffies;
 	w->kind = kind;
@@ -255,6 +283,14 @@ int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
 	__add_wait_queue_entry_tail(&sem->wq, &w->wq_entry);
 	psem_stat(PSEM_STAT_SLEEP);
 	trace_psem_wait_begin(sem, n, w->needed);
+}
+
+int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
+		     enum psem_wait_kind kind, unsigned int state, long timeout)
+{
+	int ret;
+
+	psem_link(sem, w, n, kind, current);
 	spin_unlock_irq(&sem->wq.lock);
 
 	ret = psem_wait(sem, w, state, timeout);
@@ -262,16 +298,28 @@ int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
 	return ret;
 }
 
+/*
+ * Under the queue lock: the refusals that no release can change. The
+ * closed state and the capacity change only under the lock.
+ */
+int psem_refuse_wait(struct psem *sem, long n)
+{
+	if (atomic_long_read(&sem->count) < 0)	/* relaxed: stable here */
+		return -ESHUTDOWN;
+	return n > psem_capacity(sem) ? -E2BIG : 0;
+}
+
 int __sched psem_acquire_slow(struct psem *sem, long n, unsigned int state,
 			      long timeout)
 {
 	struct psem_waiter w;
+	int ret;
 
 	spin_lock_irq(&sem->wq.lock);
-	/* Refusals that no release can change, as psem_acquire_common(). */
-	if (atomic_long_read(&sem->count) < 0 || n > psem_capacity(sem)) {
+	ret = psem_refuse_wait(sem, n);
+	if (ret) {
 		spin_unlock_irq(&sem->wq.lock);
-		return atomic_long_read(&sem->count) < 0 ? -ESHUTDOWN : -E2BIG;
+		return ret;
 	}
 	w.needed = n - psem_take_or_mark(sem, n);
 	if (!w.needed) {

@@ -44,6 +44,7 @@ static struct dentry *psem_views_dir;
 static const char *const psem_kind_names[] = {
 	[PSEM_WAIT_ACQUIRE]	= "acquire",
 	[PSEM_WAIT_QUIESCE]	= "quiesce",
+	[PSEM_WAIT_ASYNC]	= "async",
 };
 
 static int psem_view_show(struct seq_file *m, void *unused)
@@ -72,9 +73,13 @@ static int psem_view_show(struct seq_file *m, void *unused)
 	list_for_each_entry(w, &sem->wq.head, wq_entry.entry) {
 		struct task_struct *t = w->wq_entry.private;
 
-		seq_printf(m, "  pid %d comm %s %s needs %ld of %ld waited %u ms\n",
-			   task_pid_nr(t), t->comm, psem_kind_names[w->kind],
-			   w->needed, w->n, jiffies_to_msecs(now - w->since));
+		if (t)
+			seq_printf(m, "  pid %d comm %s", task_pid_nr(t), t->comm);
+		else
+			seq_printf(m, "  callback %ps", container_of(w, struct psem_async, w)->fn);
+		seq_printf(m, " %s needs %ld of %ld waited %u ms\n",
+			   psem_kind_names[w->kind], w->needed, w->n,
+			   jiffies_to_msecs(now - w->since));
 		nr++;
 	}
 	spin_unlock_irq(&sem->wq.lock);
