@@ -10,14 +10,15 @@
 #      example consumer, flip the debugfs switches, unload; parse the KTAP
 #      the KUnit modules logged with the kernel's kunit.py;
 #   3. psem_torture.ko on every test kernel (scripts/torture.sh);
-#   4. Debian's stock kernels (6.1 and 6.12, generic and rt, as
+#   4. DKMS: `dkms build` against the newest 6.12 stock headers in a private
+#      DKMS tree under the cache (nothing is installed on the host), then
+#      the consumer built against what DKMS left;
+#   5. Debian's stock kernels (6.1 and 6.12, generic and rt, as
 #      scripts/stock-kernel.sh --all lists them): build against each one's
 #      headers, boot it, load, use and unload psem.ko and the consumer the
-#      same way; one line "stock <uname -r>: loaded, used, unloaded" each;
-#   5. DKMS: `dkms build` against the newest 6.12 stock headers in a private
-#      DKMS tree under the cache (nothing is installed on the host), then
-#      the consumer built against what DKMS left, and a boot of that kernel
-#      with the module DKMS built: "dkms: built psem <version> for <kver>";
+#      same way; one line "stock <uname -r>: loaded, used, unloaded" each.
+#      The kernel DKMS built for boots the DKMS module and its consumer
+#      instead: "dkms: built psem <version> for <kver>";
 #   6. scripts/check-tsan.sh, where it exists.
 # Any splat on a console, a failed or missing suite, or a failed step fails
 # the run. The last line is "N passed, F failed": N KUnit tests passed over
@@ -231,11 +232,79 @@ if [ "${PSEM_CHECK_TORTURE:-1}" != 0 ] && [ -n "${kernels// /}" ]; then
 	fi
 fi
 
-# stock_kernel VER KERNEL KDIR: build, boot, check one Debian kernel.
+# dkms_build: `dkms build` in a private DKMS tree (--dkmstree, --sourcetree,
+# --installtree under the cache; never `dkms install`, which runs depmod on
+# the host's /lib/modules) against the newest 6.12 stock kernel's headers;
+# then the example consumer built the way a consumer of the DKMS package
+# builds it (its headers from the DKMS source copy, its symbols from the
+# Module.symvers that dkms.conf keeps in the DKMS tree). The DKMS module is
+# signed with a throwaway key kept in the same private tree (Debian's
+# kernels do not require signatures). Sets dkms_ver, dkms_kver, dkms_kdir
+# and dkms_boot (kmod/psem.ko and examples/psem_consumer.ko, for the stock
+# stage to boot instead of building its own for that kernel).
+dkms_ver='' dkms_kver='' dkms_kdir='' dkms_boot=''
+dkms_build() {
+	local ver kver kdir d=$cache/work/dkms stock
+	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
+	stock=$("$top/scripts/stock-kernel.sh" 6.12) || return 1
+	kdir=$(sed -n 's/^KDIR=//p' <<<"$stock")
+	kver=$(sed -n 's/^KERNEL=\/boot\/vmlinuz-//p' <<<"$stock")
+	rm -rf "$d" && mkdir -p "$d/tree" "$d/src" "$d/install" "$d/keys" "$d/boot" || return 1
+	local ex=(--exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c'
+		  --exclude='.*.cmd' --exclude=Module.symvers --exclude=modules.order)
+	rsync -a --exclude=/.git --exclude=/bench/results "${ex[@]}" \
+		"$top/" "$d/src/psem-$ver/" || return 1
+	local o=(--dkmstree "$d/tree" --sourcetree "$d/src" --installtree "$d/install")
+	local dlog=$logdir/dkms.log
+	echo "dkms: dkms add, dkms build -k $kver (log: $dlog)"
+	if ! { dkms add -m psem -v "$ver" "${o[@]}" &&
+	       sign_file=$kdir/scripts/sign-file mok_signing_key=$d/keys/mok.key \
+	       mok_certificate=$d/keys/mok.pub \
+	       dkms build -m psem -v "$ver" -k "$kver" "${o[@]}" --kernelsourcedir "$kdir"; } >"$dlog" 2>&1; then
+		echo "check: dkms build failed (log: $dlog):"
+		tail -n 20 "$dlog" | sed 's/^/  | /'
+		tail -n 20 "$d/tree/psem/$ver/build/make.log" 2>/dev/null | sed 's/^/  | /'
+		return 1
+	fi
+	local built=$d/tree/psem/$ver/$kver/x86_64
+	mkdir -p "$d/boot/kmod" "$d/boot/examples"
+	if [ -f "$built/module/psem.ko.xz" ]; then
+		xz -dc "$built/module/psem.ko.xz" >"$d/boot/kmod/psem.ko"
+	else
+		cp "$built/module/psem.ko" "$d/boot/kmod/psem.ko"
+	fi || { echo "check: DKMS left no psem.ko in $built/module"; return 1; }
+	[ -f "$built/Module.symvers" ] || { echo "check: DKMS left no Module.symvers in $built"; return 1; }
+	rsync -a "${ex[@]}" "$top/examples/" "$d/boot/examples/" || return 1
+	make -s -C "$kdir" M="$d/boot/examples" KBUILD_EXTRA_SYMBOLS="$built/Module.symvers" \
+		PSEM_DIR="$d/src/psem-$ver" modules 2>&1 |
+		sed '/^Skipping BTF generation .* unavailability of vmlinux$/d'
+	[ -f "$d/boot/examples/psem_consumer.ko" ] ||
+		{ echo "check: the consumer did not build against the DKMS tree"; return 1; }
+	dkms_ver=$ver dkms_kver=$kver dkms_kdir=$kdir dkms_boot=$d/boot
+}
+
+# dkms_boot_ok RC: report the boot of the DKMS-built module.
+dkms_boot_ok() {
+	if [ "$1" = 0 ]; then
+		echo "dkms: built psem $dkms_ver for $dkms_kver"
+	else
+		echo "dkms: the module DKMS built for $dkms_kver failed in QEMU"
+		failures+=("dkms boot")
+		failed=$((failed + 1))
+	fi
+}
+
+if [ "${PSEM_CHECK_DKMS:-1}" != 0 ]; then
+	stage "dkms: build in a private tree"
+	if dkms_build; then stage_done ok; else fail_step "dkms build"; fi
+fi
+
+# stock_kernel VER KERNEL KDIR [PREBUILT]: build (unless PREBUILT), boot,
+# check one Debian kernel.
 stock_kernel() {
 	local ver=$1 kernel=$2 kdir=$3 rc=0 uname
-	echo "-- stock $ver: headers $kdir"
-	run_kernel "stock-$ver" "$kernel" "$kdir" || rc=$?
+	echo "-- stock $ver: headers $kdir${4:+ (the modules DKMS built)}"
+	run_kernel "stock-$ver" "$kernel" "$kdir" "stock-$ver" "${4:-}" || rc=$?
 	uname=$(log_part "$logdir/stock-$ver.log" UNAME 2>/dev/null | head -n1)
 	if [ $rc = 0 ] && [ "$uname" = "$ver" ]; then
 		echo "stock $uname: loaded, used, unloaded"
@@ -245,16 +314,26 @@ stock_kernel() {
 	fi
 }
 
+dkms_booted=0
 if [ "${PSEM_CHECK_STOCK:-1}" != 0 ]; then
-	# One stage for all of them: each build is under a minute, each boot
-	# of a stock kernel well under one.
+	# One stage for all of them: each build is about a minute, each boot
+	# of a stock kernel well under one. The kernel DKMS built for boots the
+	# modules DKMS and the consumer build left, not a second build of them.
 	stage "stock kernels: modules, boot, load/use/unload"
 	nstock=0 sfailed=()
 	if list=$("$top/scripts/stock-kernel.sh" --all); then
 		while read -r ver skernel skdir; do
 			case " ${PSEM_CHECK_STOCK_KERNELS:-$ver} " in *" $ver "*) ;; *) continue ;; esac
 			nstock=$((nstock + 1))
-			stock_kernel "$ver" "$skernel" "$skdir" </dev/null || sfailed+=("$ver")
+			if [ -n "$dkms_boot" ] && [ "$ver" = "$dkms_kver" ]; then
+				src=0
+				stock_kernel "$ver" "$skernel" "$skdir" "$dkms_boot" </dev/null || src=$?
+				dkms_boot_ok $src
+				dkms_booted=1
+				[ $src = 0 ] || sfailed+=("$ver")
+			else
+				stock_kernel "$ver" "$skernel" "$skdir" </dev/null || sfailed+=("$ver")
+			fi
 		done <<<"$list"
 	fi
 	if [ $nstock = 0 ]; then
@@ -268,57 +347,13 @@ if [ "${PSEM_CHECK_STOCK:-1}" != 0 ]; then
 		stage_done ok
 	fi
 fi
-
-# dkms_check: `dkms build` in a private DKMS tree (--dkmstree, --sourcetree,
-# --installtree under the cache; never `dkms install`, which runs depmod on
-# the host's /lib/modules) against the newest 6.12 stock kernel's headers;
-# then the example consumer built the way a consumer of the DKMS package
-# builds it (its headers from the DKMS source copy, its symbols from the
-# Module.symvers that dkms.conf keeps in the DKMS tree), and a boot of that
-# kernel loading both. The DKMS module is signed with a throwaway key kept
-# in the same private tree (Debian's kernels do not require signatures).
-dkms_check() {
-	local ver kver kernel kdir d=$cache/work/dkms stock
-	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
-	stock=$("$top/scripts/stock-kernel.sh" 6.12) || return 1
-	kernel=$(sed -n 's/^KERNEL=//p' <<<"$stock")
-	kdir=$(sed -n 's/^KDIR=//p' <<<"$stock")
-	kver=${kernel#/boot/vmlinuz-}
-	rm -rf "$d" && mkdir -p "$d/tree" "$d/src" "$d/install" "$d/keys" "$d/boot" || return 1
-	rsync -a --exclude=/.git --exclude='*.o' --exclude='*.ko' --exclude='*.mod*' \
-		--exclude='.*.cmd' --exclude=/bench/results "$top/" "$d/src/psem-$ver/" || return 1
-	local o=(--dkmstree "$d/tree" --sourcetree "$d/src" --installtree "$d/install")
-	local dlog=$logdir/dkms.log
-	if ! { dkms add -m psem -v "$ver" "${o[@]}" &&
-	       sign_file=$kdir/scripts/sign-file mok_signing_key=$d/keys/mok.key \
-	       mok_certificate=$d/keys/mok.pub \
-	       dkms build -m psem -v "$ver" -k "$kver" "${o[@]}" --kernelsourcedir "$kdir"; } >"$dlog" 2>&1; then
-		echo "check: dkms build failed (log: $dlog):"
-		tail -n 20 "$dlog" | sed 's/^/  | /'
-		cat "$d/tree/psem/$ver/build/make.log" 2>/dev/null | tail -n 20 | sed 's/^/  | /'
-		return 1
-	fi
-	local built=$d/tree/psem/$ver/$kver/x86_64
-	mkdir -p "$d/boot/kmod" "$d/boot/examples"
-	if [ -f "$built/module/psem.ko.xz" ]; then
-		xz -dc "$built/module/psem.ko.xz" >"$d/boot/kmod/psem.ko"
-	else
-		cp "$built/module/psem.ko" "$d/boot/kmod/psem.ko"
-	fi || { echo "check: DKMS left no psem.ko in $built/module"; return 1; }
-	[ -f "$built/Module.symvers" ] || { echo "check: DKMS left no Module.symvers in $built"; return 1; }
-	cp "$top"/examples/Kbuild "$top"/examples/*.c "$d/boot/examples/"
-	make -s -C "$kdir" M="$d/boot/examples" KBUILD_EXTRA_SYMBOLS="$built/Module.symvers" \
-		PSEM_DIR="$d/src/psem-$ver" modules 2>&1 |
-		sed '/^Skipping BTF generation .* unavailability of vmlinux$/d'
-	[ -f "$d/boot/examples/psem_consumer.ko" ] ||
-		{ echo "check: the consumer did not build against the DKMS tree"; return 1; }
-	run_kernel "dkms-$kver" "$kernel" "$kdir" "dkms-$kver" "$d/boot" || return 1
-	echo "dkms: built psem $ver for $kver"
-}
-
-if [ "${PSEM_CHECK_DKMS:-1}" != 0 ]; then
-	stage "dkms: build in a private tree, boot"
-	if dkms_check; then stage_done ok; else fail_step dkms; fi
+if [ -n "$dkms_boot" ] && [ $dkms_booted = 0 ]; then
+	stage "dkms: boot $dkms_kver with the module DKMS built"
+	rc=0
+	run_kernel "dkms-$dkms_kver" "/boot/vmlinuz-$dkms_kver" \
+		"$dkms_kdir" "dkms-$dkms_kver" "$dkms_boot" || rc=$?
+	dkms_boot_ok $rc
+	if [ $rc = 0 ]; then stage_done ok; else stage_done FAILED; fi
 fi
 
 # scripts/check-tsan.sh, where it exists (another part of the suite; its
