@@ -92,6 +92,7 @@ static struct credit_req *credits_free_req(int id)
 	int i;
 
 	for (i = 0; i < CREDITS_RING; i++)
+		/* Pairs with the release in credits_complete(). */
 		if (!smp_load_acquire(&credits_reqs[id][i].busy))
 			return &credits_reqs[id][i];
 	return NULL;

@@ -36,7 +36,7 @@
 #define PSEM_CONTENDED		0x2L
 #define PSEM_FLAGS		(PSEM_WAITERS | PSEM_CONTENDED)
 #define PSEM_SHIFT		2
-#define PSEM_ONE		(1L << PSEM_SHIFT)
+#define PSEM_ONE		4L	/* 1 << PSEM_SHIFT, signed */
 #define PSEM_CLOSED		LONG_MIN
 
 /* The largest balance a psem can hold, and the largest count one call takes. */

@@ -50,7 +50,7 @@ int psem_acquire_async(struct psem *sem, long n, struct psem_async *aw,
 	int ret;
 
 	if (unlikely((unsigned long)n > PSEM_MAX_PERMITS) &&
-	    psem_refuse("psem_acquire_async: count %ld out of range\n", n))
+	    psem_refuse("%s: count %ld out of range\n", __func__, n))
 		return -EINVAL;
 	if (psem_take(sem, n))
 		return 0;

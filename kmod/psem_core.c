@@ -168,7 +168,7 @@ EXPORT_SYMBOL_NS_GPL(psem_try_acquire, PSEM);
  */
 int psem_add_balance(struct psem *sem, long cur, long n, unsigned long ip)
 {
-	long cap = psem_capacity(sem);
+	long cap = psem_capacity(sem), new;
 	bool tripped = false;
 
 	for (;;) {
@@ -185,8 +185,8 @@ int psem_add_balance(struct psem *sem, long cur, long n, unsigned long ip)
 		 * it. The same exchange clears the flag that only this
 		 * critical section can have set.
 		 */
-		if (atomic_long_try_cmpxchg_release(&sem->count, &cur,
-					(cur + n * PSEM_ONE) & ~PSEM_CONTENDED))
+		new = (cur + n * PSEM_ONE) & ~PSEM_CONTENDED;
+		if (atomic_long_try_cmpxchg_release(&sem->count, &cur, new))
 			return 0;
 		/*
 		 * Lost a race to a lock-free release (or a try). Send other

@@ -94,7 +94,7 @@ int psem_resize(struct psem *sem, long capacity)
 	 * that reads the shrunk word checks it against the new limit.
 	 */
 	WRITE_ONCE(sem->limit, capacity * PSEM_ONE);
-	smp_wmb();
+	smp_wmb();	/* limit, then word: see the comment above */
 	if (capacity < old) {
 		long owed = old - capacity;
 

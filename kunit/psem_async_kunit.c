@@ -62,7 +62,7 @@ static void pat_fn(struct psem_async *aw, int result)
 
 static int pat_calls(struct pat_req *r)
 {
-	return smp_load_acquire(&r->calls);
+	return smp_load_acquire(&r->calls);	/* pairs with pat_fn() */
 }
 
 static struct pat_req *pat_req(struct kunit *test, struct psem *sem)
@@ -162,6 +162,7 @@ static void psem_test_async_hardirq(struct kunit *test)
 	hrtimer_init(&p->timer, CLOCK_MONOTONIC, mode);
 	p->timer.function = pat_irq_release;
 	hrtimer_start(&p->timer, ns_to_ktime(1000), mode);
+	/* Pairs with the store in pat_irq_release(). */
 	KUNIT_EXPECT_TRUE(test, pkt_wait_for(smp_load_acquire(&p->fired)));
 	hrtimer_cancel(&p->timer);
 	KUNIT_EXPECT_EQ(test, pat_calls(r), 1);
@@ -275,6 +276,7 @@ static void psem_test_async_work(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, psem_acquire_async_work(sem, 1, &w->aww,
 						      pat_work_fn), -EINPROGRESS);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	/* Pairs with the store in pat_work_fn(). */
 	KUNIT_EXPECT_TRUE(test, pkt_wait_for(smp_load_acquire(&w->ran)));
 	flush_work(&w->aww.work);
 	KUNIT_EXPECT_TRUE(test, w->in_task);

@@ -176,7 +176,8 @@ static inline u32 pkt_rand(u32 *state)
  * kthread_stop() skip its function, and pkt_reap() wait for nothing.
  */
 static inline struct pkt_thread *pkt_spawn(struct kunit *test,
-				    const struct pkt_thread *tmpl, int cpu)
+					   const struct pkt_thread *tmpl,
+					   int cpu)
 {
 	struct pkt_ctx *ctx = test->priv;
 	struct task_struct *task;
@@ -329,8 +330,9 @@ static inline int pkt_waiter_fn(struct pkt_thread *t)
 	return -EINVAL;
 }
 
-static inline struct pkt_thread *pkt_waiter(struct kunit *test, struct psem *sem,
-				     enum pkt_op op, long n, long timeout)
+static inline struct pkt_thread *pkt_waiter(struct kunit *test,
+					    struct psem *sem, enum pkt_op op,
+					    long n, long timeout)
 {
 	const struct pkt_thread tmpl = {
 		.fn = pkt_waiter_fn, .sem = sem, .n = n, .op = op,
@@ -358,8 +360,9 @@ static inline unsigned int pkt_nr_waiters(struct psem *sem)
  * waiter number @nr: the caller then knows the FIFO position it holds.
  */
 static inline struct pkt_thread *pkt_linked_waiter(struct kunit *test,
-					    struct psem *sem, enum pkt_op op,
-					    long n, unsigned int nr)
+						   struct psem *sem,
+						   enum pkt_op op, long n,
+						   unsigned int nr)
 {
 	struct pkt_thread *t;
 
