@@ -7,13 +7,16 @@
  *
  *   - submitter kthreads take the credits a request needs (killable, FIFO:
  *     a large request is not starved by small ones) and queue it;
+ *   - a doorbell hrtimer submits too, and never sleeps: it acquires
+ *     asynchronously and issues its request from the grant's callback;
  *   - "completions" come from an hrtimer in hard IRQ (softirq on
  *     PREEMPT_RT, where the queue lock is a sleeping lock), which returns
  *     the credits: lock-free while nobody waits;
  *   - the pool is resized at run time, as a link renegotiates its depth;
  *   - the pool is visible in /sys/kernel/debug/psem/sems/psem_consumer_credits;
- *   - on unload it closes the pool, which fails the waiting submitters,
- *     and quiesces it, so that no credit is in flight when it frees.
+ *   - on unload it cancels the doorbell's asynchronous wait, closes the
+ *     pool, which fails the waiting submitters, and quiesces it, so that
+ *     no credit is in flight when it frees.
  */
 
 #include <linux/atomic.h>
@@ -61,6 +64,26 @@ static atomic_t credits_issued = ATOMIC_INIT(0);
 static atomic_t credits_completed = ATOMIC_INIT(0);
 static atomic_t credits_shut = ATOMIC_INIT(0);
 
+/**
+ * struct credits_doorbell - the submitter that never sleeps
+ * @timer:   rings every tick, in hard IRQ (softirq on PREEMPT_RT)
+ * @aw:      its asynchronous wait for credits
+ * @req:     its one request
+ * @waiting: @aw is queued, or its callback has not issued @req yet
+ * @queued:  waits that did not complete at once
+ * @granted: callbacks that issued the request
+ */
+struct credits_doorbell {
+	struct hrtimer		timer;
+	struct psem_async	aw;
+	struct credit_req	req;
+	bool			waiting;
+	atomic_t		queued;
+	atomic_t		granted;
+};
+
+static struct credits_doorbell credits_bell;
+
 #ifdef CONFIG_PREEMPT_RT
 #define CREDITS_TIMER_MODE	HRTIMER_MODE_REL	/* softirq: see above */
 #else
@@ -83,6 +106,54 @@ static enum hrtimer_restart credits_complete(struct hrtimer *timer)
 		atomic_inc(&credits_completed);
 	}
 	hrtimer_forward_now(timer, ns_to_ktime(CREDITS_TICK_NS));
+	return HRTIMER_RESTART;
+}
+
+/* Hands @req to the device. */
+static void credits_issue(struct credit_req *req, long n)
+{
+	atomic_long_add(n, &credits_taken);
+	req->n = n;
+	req->busy = true;
+	llist_add(&req->node, &credits_inflight);
+	atomic_inc(&credits_issued);
+}
+
+/*
+ * The doorbell's grant: runs in the context of the release that completed
+ * it (the completion hrtimer), or of psem_close(). Never sleeps.
+ */
+static void credits_granted(struct psem_async *aw, int result)
+{
+	struct credits_doorbell *b = container_of(aw, struct credits_doorbell, aw);
+
+	if (!result) {
+		credits_issue(&b->req, aw->w.n);
+		atomic_inc(&b->granted);
+	}
+	/* Pairs with the acquire in credits_ring(): @aw is ours again. */
+	smp_store_release(&b->waiting, false);
+}
+
+static enum hrtimer_restart credits_ring(struct hrtimer *timer)
+{
+	struct credits_doorbell *b = container_of(timer, struct credits_doorbell, timer);
+	long n = 1 + get_random_u32() % 3;
+	int ret;
+
+	/* Both pair with the releases in credits_granted(), credits_complete(). */
+	if (!smp_load_acquire(&b->waiting) && !smp_load_acquire(&b->req.busy)) {
+		b->waiting = true;
+		ret = psem_acquire_async(&credits, n, &b->aw, credits_granted);
+		if (ret == -EINPROGRESS) {
+			atomic_inc(&b->queued);
+		} else {
+			if (!ret)
+				credits_issue(&b->req, n);
+			b->waiting = false;	/* 0, or closed: no callback */
+		}
+	}
+	hrtimer_forward_now(timer, ns_to_ktime(3 * CREDITS_TICK_NS));
 	return HRTIMER_RESTART;
 }
 
@@ -158,6 +229,10 @@ int credits_start(void)
 	credits_timer.function = credits_complete;
 	hrtimer_start(&credits_timer, ns_to_ktime(CREDITS_TICK_NS),
 		      CREDITS_TIMER_MODE);
+	hrtimer_init(&credits_bell.timer, CLOCK_MONOTONIC, CREDITS_TIMER_MODE);
+	credits_bell.timer.function = credits_ring;
+	hrtimer_start(&credits_bell.timer, ns_to_ktime(CREDITS_TICK_NS),
+		      CREDITS_TIMER_MODE);
 	for (i = 0; i < CREDITS_SUBMITTERS; i++) {
 		credits_submitter[i] = kthread_run(credits_submit, (void *)(long)i,
 						   "psem_credits/%d", i);
@@ -172,7 +247,7 @@ int credits_start(void)
 		credits_resizer = NULL;
 	else
 		get_task_struct(credits_resizer);
-	pr_info("psem_consumer: credits: %d submitters on a pool of %ld credits, completions from an hrtimer\n",
+	pr_info("psem_consumer: credits: %d submitters and an asynchronous doorbell on a pool of %ld credits, completions from an hrtimer\n",
 		i, psem_capacity(&credits));
 	return 0;
 }
@@ -180,6 +255,7 @@ int credits_start(void)
 /* Close, quiesce, free: no credit may be in flight once this returns. */
 void credits_stop(void)
 {
+	bool cancelled = false;
 	long cap;
 	int i, ret;
 
@@ -187,6 +263,16 @@ void credits_stop(void)
 		kthread_stop(credits_resizer);
 		put_task_struct(credits_resizer);
 	}
+	/*
+	 * The doorbell first: no new asynchronous wait, then withdraw the
+	 * one queued, if any, or wait for its callback to finish.
+	 */
+	hrtimer_cancel(&credits_bell.timer);
+	if (smp_load_acquire(&credits_bell.waiting))	/* pairs as above */
+		cancelled = psem_cancel_async_sync(&credits, &credits_bell.aw);
+	pr_info("psem_consumer: credits: doorbell: %d waits queued, %d granted by callback, cancelled on unload: %s\n",
+		atomic_read(&credits_bell.queued), atomic_read(&credits_bell.granted),
+		cancelled ? "yes" : "no");
 	cap = psem_capacity(&credits);
 	psem_close(&credits);
 	ret = psem_quiesce(&credits, 10 * HZ);
