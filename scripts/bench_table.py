@@ -32,6 +32,7 @@ speedups with their min and max. Above 1 means A is faster.
 import argparse
 import collections
 import csv
+import math
 import os
 import re
 import statistics
@@ -270,6 +271,15 @@ def wall_section(w, table, title):
     return "\n".join(out)
 
 
+def fast_share(fast, total):
+    """The share of lock-free releases, never rounded up to 100%."""
+    if not total:
+        return ""
+    if fast == total:
+        return "100%"
+    return "%.2f%%" % (math.floor(10000.0 * fast / total) / 100)
+
+
 def stats_section(st):
     if not st.stats:
         return ""
@@ -278,7 +288,7 @@ def stats_section(st):
         t, cell, n, gap, var = key
         rel = c["fast_release"] + c["locked_release"]
         rows.append([label(t, cell, n, gap), var, str(rel),
-                     "%.1f%%" % (100.0 * c["fast_release"] / rel) if rel else "",
+                     fast_share(c["fast_release"], rel),
                      str(c["fast_cas_fail"]), str(c["flag_trip"]),
                      str(c["flag_honoured"]), str(c["sleep"])])
     return ("### psem event counters (separate run with statistics on)\n\n"
