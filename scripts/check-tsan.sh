@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # The userspace build of psem (tools/psem-user/): the unmodified kmod/
 # sources against a shim of the kernel headers, run natively and under
-# ThreadSanitizer by a multi-threaded stress that checks exact conservation,
-# then three mutants that must be caught:
+# ThreadSanitizer by a multi-threaded stress that checks exact conservation
+# (and, on a psem with a capacity, the lifecycle: resize, close, reopen and
+# quiesce racing every acquire variant, each outcome checked exactly), then
+# the mutants that must be caught:
 #
 #   acquire-relaxed           psem_take()'s ACQUIRE made relaxed: TSan must
 #                             report a race on the data the permits guard
@@ -15,6 +17,14 @@
 #                             ->done made READ_ONCE(): TSan must report
 #   handoff-release-relaxed   the releaser's smp_store_release() of ->done
 #                             made WRITE_ONCE(): TSan must report
+#   close-drops-grants        psem_close() fails its waiters without giving
+#                             back their partial grants: the stress must
+#                             report lost permits, or hang (a quiesce that
+#                             waits for them forever)
+#   resize-forgets-debt       a shrinking psem_resize() with permits out
+#                             records no debt: the stress must report
+#                             created permits (an overflowing release, a
+#                             grant beyond the capacity), or hang
 #
 # The last two show that the shim's wake-up carries no ordering of its own
 # (tools/psem-user/include/linux/sched.h): the hand-off is psem's to order.
@@ -132,16 +142,19 @@ for m in acquire-relaxed release-relaxed handoff-acquire-relaxed \
 	caught "$m" "$ok"
 done
 
-# The invariant mutant, natively: lost or created permits, or a hang.
-m=fast-release-with-waiter
-mutant_src "$m"
-build "$m" "$work/src-$m" ""
-stress "$m" "$work/$m.log" "" -e 40 -m 100
-ok=0
-if { [ "$rc" = 2 ] && grep -q "^psem-stress: FAIL: .*permits" "$work/$m.log"; } ||
-   { [ "$rc" = 3 ] && grep -q "^psem-stress: HANG" "$work/$m.log"; }; then
-	ok=1
-fi
-caught "$m" "$ok"
+# The invariant and lifecycle mutants, natively: lost or created permits,
+# or a hang.
+for m in fast-release-with-waiter close-drops-grants resize-forgets-debt; do
+	mutant_src "$m"
+	build "$m" "$work/src-$m" ""
+	stress "$m" "$work/$m.log" "" -e 40 -m 100
+	ok=0
+	if { [ "$rc" = 2 ] &&
+	     grep -q "^psem-stress: FAIL: .*permits" "$work/$m.log"; } ||
+	   { [ "$rc" = 3 ] && grep -q "^psem-stress: HANG" "$work/$m.log"; }; then
+		ok=1
+	fi
+	caught "$m" "$ok"
+done
 
 [ "$uncaught" = 0 ] || fail "$uncaught mutant(s) not caught"

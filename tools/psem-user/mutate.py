@@ -19,6 +19,12 @@ core cannot turn a mutant into a silent no-op.
                             READ_ONCE() instead of smp_load_acquire()
   handoff-release-relaxed   psem_wake_served(): ->done published with
                             WRITE_ONCE() instead of smp_store_release()
+  close-drops-grants        psem_close(): the waiters it fails do not give
+                            back their partial grants (psem_add_locked()
+                            adds 0, not what they were assigned)
+  resize-forgets-debt       psem_resize(): a shrink with permits out does
+                            not record what the balance could not cover as
+                            a debt
 """
 import glob
 import os
@@ -95,6 +101,12 @@ def main():
     elif name == "handoff-release-relaxed":
         mutate(d, "psem_wake_served", "smp_store_release(&w->done, true)",
                "WRITE_ONCE(w->done, true)")
+    elif name == "close-drops-grants":
+        mutate(d, "psem_close", "psem_add_locked(sem, back, ",
+               "psem_add_locked(sem, 0, ")
+    elif name == "resize-forgets-debt":
+        mutate(d, "psem_resize", "WRITE_ONCE(sem->debt, sem->debt + owed)",
+               "WRITE_ONCE(sem->debt, sem->debt)")
     else:
         die("unknown mutant %s" % name)
 

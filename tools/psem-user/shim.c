@@ -20,13 +20,16 @@
 #include <unistd.h>
 
 #include <linux/kernel.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "psem-user.h"
 
 static __thread struct task_struct *psem_user_task;
+static struct task_struct *psem_user_tasks;	/* every task, pushed */
 static int psem_user_next_pid = 1;
 static unsigned long psem_user_warn_count;
 
@@ -60,6 +63,12 @@ struct task_struct *psem_user_task_init(const char *comm, int cpu)
 	t->cpu = cpu;
 	t->pid = __atomic_fetch_add(&psem_user_next_pid, 1, __ATOMIC_RELAXED);
 	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	/* Release: synchronize_rcu() reads the task through the list. */
+	t->next_task = __atomic_load_n(&psem_user_tasks, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&psem_user_tasks, &t->next_task, t,
+					    false, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED))
+		;
 	psem_user_task = t;
 	return t;
 }
@@ -295,4 +304,159 @@ void psem_user_spin_unlock(spinlock_t *lock)
 bool psem_user_spin_held(struct spinlock *lock)
 {
 	return __atomic_load_n(&lock->owner, __ATOMIC_RELAXED) == current;
+}
+
+/*
+ * RCU. A task's rcu_nesting is written only by the task; an outermost
+ * unlock bumps rcu_seq and then clears the nesting, both RELEASE, so that a
+ * grace period that sees either knows the section is over, and is ordered
+ * after it.
+ */
+void rcu_read_lock(void)
+{
+	struct task_struct *t = current;
+
+	__atomic_store_n(&t->rcu_nesting, t->rcu_nesting + 1, __ATOMIC_RELAXED);
+	/* The section's accesses come after the count is visible. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void rcu_read_unlock(void)
+{
+	struct task_struct *t = current;
+	int n = t->rcu_nesting;
+
+	if (n <= 0) {
+		psem_user_warn(__FILE__, __LINE__,
+			       "rcu_read_unlock outside a read-side section\n");
+		return;
+	}
+	if (n == 1)
+		__atomic_fetch_add(&t->rcu_seq, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->rcu_nesting, n - 1, __ATOMIC_RELEASE);
+}
+
+void synchronize_rcu(void)
+{
+	struct task_struct *t;
+
+	might_sleep();
+	if (current->rcu_nesting)
+		psem_user_warn(__FILE__, __LINE__,
+			       "synchronize_rcu inside a read-side section\n");
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (t = __atomic_load_n(&psem_user_tasks, __ATOMIC_ACQUIRE); t;
+	     t = t->next_task) {
+		unsigned long seq = __atomic_load_n(&t->rcu_seq, __ATOMIC_ACQUIRE);
+
+		while (__atomic_load_n(&t->rcu_nesting, __ATOMIC_ACQUIRE) &&
+		       __atomic_load_n(&t->rcu_seq, __ATOMIC_ACQUIRE) == seq)
+			psem_user_usleep(20);
+	}
+}
+
+/*
+ * system_wq: one worker thread; the queue, the pending flags and the work
+ * running now are under psem_user_wq_lock.
+ */
+struct workqueue_struct {
+	int unused;
+};
+
+static struct workqueue_struct psem_user_system_wq;
+struct workqueue_struct *system_wq = &psem_user_system_wq;
+
+static pthread_mutex_t psem_user_wq_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t psem_user_wq_more = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t psem_user_wq_idle = PTHREAD_COND_INITIALIZER;
+static LIST_HEAD(psem_user_wq_list);
+static struct work_struct *psem_user_wq_running;
+static pthread_once_t psem_user_wq_once = PTHREAD_ONCE_INIT;
+
+static void *psem_user_kworker(void *arg)
+{
+	psem_user_task_init("kworker", 0);
+	pthread_mutex_lock(&psem_user_wq_lock);
+	for (;;) {
+		struct work_struct *w;
+
+		while (list_empty(&psem_user_wq_list))
+			pthread_cond_wait(&psem_user_wq_more, &psem_user_wq_lock);
+		w = list_first_entry(&psem_user_wq_list, struct work_struct,
+				     entry);
+		list_del_init(&w->entry);
+		w->pending = false;
+		psem_user_wq_running = w;
+		pthread_mutex_unlock(&psem_user_wq_lock);
+		w->func(w);	/* may requeue or free w */
+		pthread_mutex_lock(&psem_user_wq_lock);
+		psem_user_wq_running = NULL;
+		pthread_cond_broadcast(&psem_user_wq_idle);
+	}
+	return NULL;
+}
+
+static void psem_user_wq_start(void)
+{
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, psem_user_kworker, NULL))
+		abort();
+	pthread_detach(th);
+}
+
+bool queue_work(struct workqueue_struct *wq, struct work_struct *work)
+{
+	bool queued = false;
+
+	pthread_once(&psem_user_wq_once, psem_user_wq_start);
+	pthread_mutex_lock(&psem_user_wq_lock);
+	if (!work->pending) {
+		work->pending = true;
+		list_add_tail(&work->entry, &psem_user_wq_list);
+		pthread_cond_signal(&psem_user_wq_more);
+		queued = true;
+	}
+	pthread_mutex_unlock(&psem_user_wq_lock);
+	return queued;
+}
+
+bool flush_work(struct work_struct *work)
+{
+	bool waited = false;
+
+	might_sleep();
+	pthread_mutex_lock(&psem_user_wq_lock);
+	while (work->pending || psem_user_wq_running == work) {
+		waited = true;
+		pthread_cond_wait(&psem_user_wq_idle, &psem_user_wq_lock);
+	}
+	pthread_mutex_unlock(&psem_user_wq_lock);
+	return waited;
+}
+
+bool cancel_work_sync(struct work_struct *work)
+{
+	bool was_pending;
+
+	might_sleep();
+	pthread_mutex_lock(&psem_user_wq_lock);
+	was_pending = work->pending;
+	if (was_pending) {
+		list_del_init(&work->entry);
+		work->pending = false;
+	}
+	while (psem_user_wq_running == work)
+		pthread_cond_wait(&psem_user_wq_idle, &psem_user_wq_lock);
+	pthread_mutex_unlock(&psem_user_wq_lock);
+	return was_pending;
+}
+
+void flush_workqueue(struct workqueue_struct *wq)
+{
+	might_sleep();
+	pthread_mutex_lock(&psem_user_wq_lock);
+	while (!list_empty(&psem_user_wq_list) || psem_user_wq_running)
+		pthread_cond_wait(&psem_user_wq_idle, &psem_user_wq_lock);
+	pthread_mutex_unlock(&psem_user_wq_lock);
 }

@@ -49,8 +49,10 @@
 #define SEM_PERMITS	4
 #define POOL_OBJS	3
 #define MAX_WORKERS	64
+#define LIFE_CAP	6	/* life_sem's capacity at a stop, and its most */
+#define LIFE_STOP_MS	2000	/* the stop's quiesce: generous */
 
-enum role { ROLE_SEM, ROLE_LOCKS, ROLE_POOL, ROLE_HOT };
+enum role { ROLE_SEM, ROLE_LOCKS, ROLE_POOL, ROLE_HOT, ROLE_LIFE, ROLE_CHURN };
 
 struct worker {
 	pthread_t		thread;
@@ -64,10 +66,15 @@ struct worker {
 	/* Plain: read by the main thread only while the worker is parked. */
 	unsigned long		sem_writes, rw_writes, mx_holds, pool_gets;
 	unsigned long		eintr, etime, fast_try_fail;
+	unsigned long		life_writes, life_big, life_ok, life_shutdown;
+	unsigned long		life_e2big, life_cancel;
+	unsigned long		churn_resizes, churn_closes, churn_quiesced;
 };
 
 static struct worker workers[MAX_WORKERS];
 static int nr_workers = 10;
+static int nr_life = 3;		/* ROLE_LIFE workers; a churn thread if any */
+static int nr_threads;		/* all workers: nr_workers, life, churn */
 static unsigned int epoch_ms = 100, nr_epochs = 20, hang_ms = 3000;
 static unsigned long long seed = 1;
 static bool stats_always;
@@ -85,6 +92,17 @@ static struct psem_pool stress_pool;
 
 /* Permits of stress_sem held right now: a relaxed counter. */
 static long sem_held;
+
+/* The lifecycle's psem, and what the churn thread set (seqcounts). */
+static struct psem life_sem;
+static unsigned long life_cap_gen, life_close_gen;
+static long life_cap = LIFE_CAP;
+static int life_closed;
+static long life_held;		/* like sem_held */
+
+static struct {
+	unsigned long a, b, c;
+} psem_stress_life_guarded;
 
 /* The plain data psem orders. */
 static struct {
@@ -104,7 +122,7 @@ struct pool_obj {
 
 static struct pool_obj psem_stress_pool_objs[POOL_OBJS];
 
-static __printf(1, 2) void die(const char *fmt, ...)
+static __printf(1, 2) __attribute__((noreturn)) void die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -540,6 +558,538 @@ static void pool_op(struct worker *w)
 		die("pool_put returned %d\n", ret);
 }
 
+/*
+ * The lifecycle: life_sem, created with psem_init_capacity(LIFE_CAP), on
+ * which ROLE_LIFE workers take and give back random amounts with every
+ * acquire variant (the asynchronous ones included) while the ROLE_CHURN
+ * thread resizes it (grow and shrink, with permits out), closes and reopens
+ * it and quiesces it, with and without timeouts.
+ *
+ * Every outcome is checked exactly. Only the churn thread (and the main
+ * thread at a stop, with everything parked) changes the capacity or the
+ * closed state, and it publishes what it set in a seqcount: a worker that
+ * finds a count unchanged across its call knows the capacity, or the closed
+ * state, was that value throughout. So: -E2BIG only if the request exceeded
+ * the capacity at some point, -ESHUTDOWN only if the psem was closed at some
+ * point; a closed psem throughout refuses with -ESHUTDOWN, an open one with
+ * a request over its capacity throughout with -E2BIG; nothing is granted
+ * beyond the capacity or while closed; -EINTR only with the signal the
+ * state lets in, -ETIME only with a timeout. A success holds exactly its
+ * permits, a failure holds nothing: at each stop the main thread reopens
+ * the psem, resizes it back to LIFE_CAP and quiesces it with a generous
+ * timeout, which must succeed, and then finds the balance LIFE_CAP, no
+ * debt, no flag in the word and nobody linked.
+ *
+ * The permits out never exceed the largest capacity the psem ever had
+ * (LIFE_CAP: a shrink records a debt that returning permits pay, a grow
+ * pays the debt first), so a holder of all LIFE_CAP permits is exclusive
+ * and writes psem_stress_life_guarded.a/b, a holder of more than half is
+ * exclusive among such holders and writes .c, the others read a and b.
+ */
+struct life_snap {
+	unsigned long	cap_gen, close_gen;
+	long		cap;
+	int		closed;
+};
+
+static void life_snap(struct life_snap *s)
+{
+	s->cap_gen = __atomic_load_n(&life_cap_gen, __ATOMIC_SEQ_CST);
+	s->close_gen = __atomic_load_n(&life_close_gen, __ATOMIC_SEQ_CST);
+	s->cap = __atomic_load_n(&life_cap, __ATOMIC_SEQ_CST);
+	s->closed = __atomic_load_n(&life_closed, __ATOMIC_SEQ_CST);
+}
+
+/* What held from @s0 to now: the capacity, the closed state, or neither. */
+static void life_stable(const struct life_snap *s0, bool *cap_stable,
+			bool *close_stable)
+{
+	unsigned long cg, sg;
+
+	/* The call's accesses to the psem come before the second reads. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	cg = __atomic_load_n(&life_cap_gen, __ATOMIC_SEQ_CST);
+	sg = __atomic_load_n(&life_close_gen, __ATOMIC_SEQ_CST);
+	*cap_stable = !(s0->cap_gen & 1) && cg == s0->cap_gen;
+	*close_stable = !(s0->close_gen & 1) && sg == s0->close_gen;
+}
+
+/* The writer's side of the seqcount around a change of the psem. */
+static void life_change_begin(unsigned long *gen)
+{
+	__atomic_fetch_add(gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static void life_change_end(unsigned long *gen)
+{
+	__atomic_fetch_add(gen, 1, __ATOMIC_SEQ_CST);
+}
+
+static void life_resize(long cap)
+{
+	int ret;
+
+	life_change_begin(&life_cap_gen);
+	ret = psem_resize(&life_sem, cap);
+	if (ret)
+		die("psem_resize(%ld) returned %d\n", cap, ret);
+	__atomic_store_n(&life_cap, cap, __ATOMIC_SEQ_CST);
+	life_change_end(&life_cap_gen);
+}
+
+/* Closes (@close) or reopens; @closed: what the caller knows it was. */
+static void life_close(bool close, bool closed)
+{
+	int ret, want = close == closed ? -EALREADY : 0;
+
+	life_change_begin(&life_close_gen);
+	ret = close ? psem_close(&life_sem) : psem_reopen(&life_sem);
+	if (ret != want)
+		die("psem_%s() of a psem %s returned %d, not %d\n",
+		    close ? "close" : "reopen", closed ? "closed" : "open",
+		    ret, want);
+	__atomic_store_n(&life_closed, close, __ATOMIC_SEQ_CST);
+	life_change_end(&life_close_gen);
+}
+
+enum life_kind {
+	LIFE_WAIT,		/* psem_acquire() */
+	LIFE_INTR,		/* psem_acquire_interruptible() */
+	LIFE_KILL,		/* psem_acquire_killable() */
+	LIFE_TIMEOUT,		/* psem_acquire_timeout(), > 0 */
+	LIFE_TRY,		/* psem_acquire_timeout(0) */
+	LIFE_ASYNC,		/* psem_acquire_async*(): the immediate return */
+	LIFE_ASYNC_DONE,	/* the callback's result */
+};
+
+static const char *const life_kind_name[] = {
+	"acquire", "acquire_interruptible", "acquire_killable",
+	"acquire_timeout", "acquire_timeout(0)", "acquire_async",
+	"acquire_async callback",
+};
+
+/*
+ * Checks the outcome @ret of a take of @n of kind @kind that began at @s0,
+ * and counts it. Returns the permits the caller now holds.
+ */
+static long life_outcome(struct worker *w, enum life_kind kind, long n,
+			 int ret, const struct life_snap *s0)
+{
+	const char *fn = life_kind_name[kind];
+	bool cap_stable, close_stable, over, closed;
+
+	life_stable(s0, &cap_stable, &close_stable);
+	closed = close_stable && s0->closed;	/* closed throughout */
+	/* Over the capacity throughout: LIFE_CAP is the largest it has. */
+	over = n > LIFE_CAP || (cap_stable && n > s0->cap);
+
+	if (closed && ret != -ESHUTDOWN && kind != LIFE_ASYNC_DONE)
+		die("%s(%ld) of a psem closed throughout returned %d, not -ESHUTDOWN%s\n",
+		    fn, n, ret, ret ? "" : ": permits created");
+	if (over && !ret)
+		die("%s(%ld) granted beyond the capacity %ld: permits created\n",
+		    fn, n, cap_stable ? s0->cap : (long)LIFE_CAP);
+	if (over && close_stable && !s0->closed && ret != -E2BIG &&
+	    kind != LIFE_ASYNC_DONE)
+		die("%s(%ld) over the capacity %ld of an open psem returned %d, not -E2BIG\n",
+		    fn, n, s0->cap, ret);
+	switch (ret) {
+	case 0:
+		w->life_ok++;
+		return n;
+	case -ESHUTDOWN:
+		if (close_stable && !s0->closed)
+			die("%s(%ld) of a psem open throughout returned -ESHUTDOWN\n",
+			    fn, n);
+		w->life_shutdown++;
+		goto refused;
+	case -E2BIG:
+		if (n <= LIFE_CAP && cap_stable && n <= s0->cap)
+			die("%s(%ld) within the capacity %ld throughout returned -E2BIG\n",
+			    fn, n, s0->cap);
+		w->life_e2big++;
+		goto refused;
+	case -EINTR:
+		if (kind != LIFE_INTR && kind != LIFE_KILL)
+			die("%s(%ld) returned -EINTR\n", fn, n);
+		check_eintr(w, ret, kind == LIFE_KILL, fn);
+		return 0;
+	case -ETIME:
+		if (kind != LIFE_TIMEOUT && kind != LIFE_TRY)
+			die("%s(%ld) returned -ETIME\n", fn, n);
+		w->etime++;
+		return 0;
+	case -EINPROGRESS:
+		if (kind != LIFE_ASYNC)
+			die("%s(%ld) returned -EINPROGRESS\n", fn, n);
+		return 0;
+	default:
+		die("%s(%ld) returned %d\n", fn, n, ret);
+	}
+refused:
+	/* Refusals are quick: leave the CPUs to the others for a moment. */
+	if (kind != LIFE_ASYNC_DONE)
+		psem_user_usleep(10 + rnd(w) % 40);
+	return 0;
+}
+
+static void life_hold(struct worker *w, long n)
+{
+	long held;
+
+	if (!n)
+		return;
+	held = __atomic_add_fetch(&life_held, n, __ATOMIC_RELAXED);
+	if (held > LIFE_CAP)
+		die("permits created: %ld of life_sem held, its capacity is at most %d\n",
+		    held, LIFE_CAP);
+	if (n == LIFE_CAP) {
+		/* Every permit the psem ever had: exclusive. */
+		unsigned long a = psem_stress_life_guarded.a;
+
+		psem_stress_life_guarded.a = a + 1;
+		dwell(w);
+		psem_stress_life_guarded.b = a + 1;
+		w->life_writes++;
+	} else {
+		unsigned long a = psem_stress_life_guarded.a, c = 0;
+
+		/* More than half: exclusive among such holders. */
+		if (n > LIFE_CAP / 2)
+			c = psem_stress_life_guarded.c;
+		dwell(w);
+		if (n > LIFE_CAP / 2) {
+			psem_stress_life_guarded.c = c + 1;
+			w->life_big++;
+		}
+		if (psem_stress_life_guarded.b != a)
+			die("permits created: life holder of %ld saw a=%lu b=%lu\n",
+			    n, a, psem_stress_life_guarded.b);
+	}
+	__atomic_sub_fetch(&life_held, n, __ATOMIC_RELAXED);
+}
+
+static void life_give_back(struct worker *w, long n)
+{
+	int ret;
+
+	if (!n)
+		return;
+	switch (rnd(w) % 4) {
+	case 0:
+		count_op(w, "life release_all_held");
+		ret = psem_release_all_held(&life_sem, n);
+		break;
+	case 1:
+		if (n > 1) {
+			long k = 1 + rnd(w) % (n - 1);
+
+			count_op(w, "life release(split)");
+			ret = psem_release(&life_sem, k);
+			if (!ret)
+				ret = psem_release(&life_sem, n - k);
+			break;
+		}
+		/* fall through */
+	default:
+		count_op(w, "life release");
+		ret = psem_release(&life_sem, n);
+	}
+	if (ret)
+		die("life release of %ld returned %d: permits created or lost\n",
+		    n, ret);
+}
+
+/* An asynchronous waiter: psem_acquire_async() or its work variant. */
+struct life_async {
+	struct psem_async_work	aww;	/* .aw for the callback variant */
+	int			armed;	/* relaxed: a late callback is a bug */
+	int			calls;	/* callbacks (or works) run */
+	int			result;	/* plain, published by done */
+	int			done;	/* release/acquire */
+};
+
+static void life_async_complete(struct life_async *la, int result)
+{
+	if (!__atomic_load_n(&la->armed, __ATOMIC_RELAXED))
+		die("async completion (%d) of a waiter not queued or cancelled\n",
+		    result);
+	if (__atomic_add_fetch(&la->calls, 1, __ATOMIC_RELAXED) != 1)
+		die("async waiter completed twice\n");
+	la->result = result;
+	__atomic_store_n(&la->done, 1, __ATOMIC_RELEASE);
+}
+
+static void life_async_fn(struct psem_async *aw, int result)
+{
+	life_async_complete(container_of(aw, struct life_async, aww.aw), result);
+}
+
+static void life_async_work_fn(struct work_struct *work)
+{
+	struct life_async *la = container_of(work, struct life_async,
+					     aww.work);
+
+	/* psem wrote ->result before it queued the work. */
+	life_async_complete(la, la->aww.result);
+}
+
+static bool life_async_done(struct life_async *la)
+{
+	return __atomic_load_n(&la->done, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * An asynchronous take of @n: immediate, or queued and then completed or
+ * cancelled after a short wait. Exactly one of them; returns what is held.
+ */
+static long life_async(struct worker *w, long n, const struct life_snap *s0)
+{
+	static struct life_async las[MAX_WORKERS];
+	struct life_async *la = &las[w->id];
+	bool work = rnd(w) % 2, cancelled;
+	unsigned int wait_us = rnd(w) % 3000, how = rnd(w) % 3;
+	int ret;
+
+	la->calls = 0;
+	la->done = 0;
+	la->result = 1;
+	__atomic_store_n(&la->armed, 1, __ATOMIC_RELAXED);
+	if (work) {
+		count_op(w, "acquire_async_work");
+		ret = psem_acquire_async_work(&life_sem, n, &la->aww,
+					      life_async_work_fn);
+	} else {
+		count_op(w, "acquire_async");
+		ret = psem_acquire_async(&life_sem, n, &la->aww.aw,
+					 life_async_fn);
+	}
+	if (ret != -EINPROGRESS) {
+		__atomic_store_n(&la->armed, 0, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&la->calls, __ATOMIC_RELAXED))
+			die("async callback for a waiter never queued (%d)\n",
+			    ret);
+		return life_outcome(w, LIFE_ASYNC, n, ret, s0);
+	}
+	life_outcome(w, LIFE_ASYNC, n, ret, s0);
+	while (!life_async_done(la) && wait_us >= 50) {
+		psem_user_usleep(50);
+		wait_us -= 50;
+	}
+	if (!life_async_done(la)) {
+		/* Withdraw it: cancelled, or completed by now. */
+		if (how == 0) {
+			count_op(w, "cancel_async_sync");
+			cancelled = psem_cancel_async_sync(&life_sem,
+							   &la->aww.aw);
+			/* A completion in flight has returned. */
+			if (!cancelled && !work && !life_async_done(la))
+				die("cancel_async_sync returned false before the callback returned\n");
+		} else {
+			count_op(w, "cancel_async");
+			cancelled = psem_cancel_async(&life_sem, &la->aww.aw);
+		}
+		if (cancelled) {
+			__atomic_store_n(&la->armed, 0, __ATOMIC_RELAXED);
+			if (__atomic_load_n(&la->calls, __ATOMIC_RELAXED))
+				die("async waiter cancelled and called back\n");
+			w->life_cancel++;
+			return 0;
+		}
+		if (work && how == 1 && cancel_work_sync(&la->aww.work)) {
+			/* Withdrawn before it ran: ->result says it all. */
+			__atomic_store_n(&la->armed, 0, __ATOMIC_RELAXED);
+			return life_outcome(w, LIFE_ASYNC_DONE, n,
+					    la->aww.result, s0);
+		}
+		if (work)
+			flush_work(&la->aww.work);
+	}
+	while (!life_async_done(la))
+		psem_user_usleep(20);
+	__atomic_store_n(&la->armed, 0, __ATOMIC_RELAXED);
+	return life_outcome(w, LIFE_ASYNC_DONE, n, la->result, s0);
+}
+
+static void life_op(struct worker *w)
+{
+	static const long counts[] = { 1, 1, 2, 2, 3, 4, 5, 6, 6, LIFE_CAP + 1 };
+	long n = rnd(w) % 64 ? counts[rnd(w) % ARRAY_SIZE(counts)] : 0, got;
+	struct life_snap s0;
+	int ret;
+
+	life_snap(&s0);
+	switch (rnd(w) % 32) {
+	case 0: case 1: case 2: case 3:
+		count_op(w, "life acquire");
+		ret = psem_acquire(&life_sem, n);
+		got = life_outcome(w, LIFE_WAIT, n, ret, &s0);
+		break;
+	case 4: case 5: case 6:
+		count_op(w, "life acquire_interruptible");
+		ret = psem_acquire_interruptible(&life_sem, n);
+		got = life_outcome(w, LIFE_INTR, n, ret, &s0);
+		break;
+	case 7: case 8: case 9:
+		count_op(w, "life acquire_killable");
+		ret = psem_acquire_killable(&life_sem, n);
+		got = life_outcome(w, LIFE_KILL, n, ret, &s0);
+		break;
+	case 10: case 11: case 12: case 13:
+		count_op(w, "life acquire_timeout");
+		ret = psem_acquire_timeout(&life_sem, n, 1 + rnd(w) % 3);
+		got = life_outcome(w, LIFE_TIMEOUT, n, ret, &s0);
+		break;
+	case 14: case 15:
+		count_op(w, "life acquire_timeout(0)");
+		ret = psem_acquire_timeout(&life_sem, n, 0);
+		got = life_outcome(w, LIFE_TRY, n, ret, &s0);
+		break;
+	case 16: case 17: case 18: {
+		bool cap_stable, close_stable;
+
+		count_op(w, "life try_acquire");
+		got = psem_try_acquire(&life_sem, n) ? n : -1;
+		life_stable(&s0, &cap_stable, &close_stable);
+		if (got >= 0 && close_stable && s0.closed)
+			die("try_acquire(%ld) of a closed psem succeeded: permits created\n",
+			    n);
+		if (got >= 0 && (n > LIFE_CAP || (cap_stable && n > s0.cap)))
+			die("try_acquire(%ld) beyond the capacity %ld: permits created\n",
+			    n, s0.cap);
+		if (got < 0 && !n && close_stable && !s0.closed)
+			die("try_acquire(0) of an open psem failed\n");
+		if (got < 0) {
+			w->fast_try_fail++;
+			got = 0;
+		}
+		break;
+	}
+	case 19: case 20: {
+		long up_to = rnd(w) % (LIFE_CAP + 2);
+		bool cap_stable, close_stable;
+
+		count_op(w, "life drain");
+		got = psem_drain(&life_sem, up_to);
+		life_stable(&s0, &cap_stable, &close_stable);
+		if (got < 0 || got > up_to || got > LIFE_CAP ||
+		    (cap_stable && got > s0.cap) ||
+		    (close_stable && s0.closed && got))
+			die("drain(%ld) of a psem of capacity %ld%s took %ld: permits created\n",
+			    up_to, s0.cap, s0.closed ? ", closed" : "", got);
+		break;
+	}
+	case 21: case 22: case 23: case 24:
+		got = life_async(w, n, &s0);
+		break;
+	case 25: {
+		bool killable = rnd(w) % 2;
+		long timeout = rnd(w) % 4;
+
+		/* A short one, racing the churn's resizes and closes. */
+		count_op(w, killable ? "life quiesce_killable" : "life quiesce");
+		ret = killable ? psem_quiesce_killable(&life_sem, timeout) :
+				 psem_quiesce(&life_sem, timeout);
+		if (ret == -EINTR && killable)
+			check_eintr(w, ret, true, "quiesce_killable");
+		else if (ret == -ETIME)
+			w->etime++;
+		else if (ret)
+			die("psem_quiesce%s(%ld) returned %d\n",
+			    killable ? "_killable" : "", timeout, ret);
+		return;
+	}
+	default: {
+		long avail = psem_available(&life_sem);
+		long cap = psem_capacity(&life_sem);
+		unsigned long debt = psem_debt(&life_sem);
+
+		count_op(w, "life available");
+		if (avail < 0 || avail > LIFE_CAP || cap < 0 ||
+		    cap > LIFE_CAP || debt > LIFE_CAP)
+			die("life_sem out of range: available %ld, capacity %ld, debt %lu: permits %s\n",
+			    avail, cap, debt, avail > LIFE_CAP ? "created" : "lost");
+		return;
+	}
+	}
+	life_hold(w, got);
+	life_give_back(w, got);
+}
+
+/* The churn thread: resize, close and reopen, quiesce, while workers run. */
+static void churn_op(struct worker *w)
+{
+	static const long caps[] = { 0, 1, 2, 3, 4, 4, 5, 6, 6, 6 };
+	bool closed = __atomic_load_n(&life_closed, __ATOMIC_RELAXED);
+	long timeout;
+	int ret;
+
+	switch (rnd(w) % 16) {
+	case 0: case 1: case 2: case 3: case 4:
+		count_op(w, "churn resize");
+		life_resize(caps[rnd(w) % ARRAY_SIZE(caps)]);
+		w->churn_resizes++;
+		break;
+	case 5:
+		count_op(w, "churn close");
+		life_close(true, closed);
+		w->churn_closes++;
+		break;
+	case 6: case 7: case 8:
+		count_op(w, "churn reopen");
+		life_close(false, closed);
+		break;
+	case 9:
+		count_op(w, "churn quiesce(MAX)");
+		ret = psem_quiesce(&life_sem, MAX_SCHEDULE_TIMEOUT);
+		if (ret)
+			die("psem_quiesce(MAX_SCHEDULE_TIMEOUT) returned %d\n", ret);
+		w->churn_quiesced++;
+		break;
+	case 10: case 11:
+		timeout = rnd(w) % 4;
+		count_op(w, "churn quiesce");
+		ret = psem_quiesce(&life_sem, timeout);
+		if (ret && ret != -ETIME)
+			die("psem_quiesce(%ld) returned %d\n", timeout, ret);
+		if (!ret)
+			w->churn_quiesced++;
+		break;
+	case 12: case 13:
+		timeout = rnd(w) % 3 ? 1 + rnd(w) % 5 : MAX_SCHEDULE_TIMEOUT;
+		count_op(w, "churn quiesce_killable");
+		ret = psem_quiesce_killable(&life_sem, timeout);
+		if (ret == -EINTR)
+			check_eintr(w, ret, true, "quiesce_killable");
+		else if (ret && (ret != -ETIME || timeout == MAX_SCHEDULE_TIMEOUT))
+			die("psem_quiesce_killable(%ld) returned %d\n", timeout,
+			    ret);
+		if (!ret)
+			w->churn_quiesced++;
+		break;
+	default: {
+		long avail = psem_available(&life_sem);
+		long cap = psem_capacity(&life_sem);
+
+		/* Only this thread changes them while workers run. */
+		count_op(w, "churn check");
+		if (cap != __atomic_load_n(&life_cap, __ATOMIC_RELAXED) ||
+		    psem_is_closed(&life_sem) != closed)
+			die("life_sem capacity %ld%s, set %ld%s\n", cap,
+			    psem_is_closed(&life_sem) ? " closed" : "",
+			    __atomic_load_n(&life_cap, __ATOMIC_RELAXED),
+			    closed ? " closed" : "");
+		if (avail > cap)
+			die("life_sem balance %ld over its capacity %ld: permits created\n",
+			    avail, cap);
+		break;
+	}
+	}
+	/* Let the workers run between two changes. */
+	psem_user_usleep(50 + rnd(w) % 250);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -571,6 +1121,12 @@ static void *worker_main(void *arg)
 			case ROLE_HOT:
 				hot_op(w);
 				break;
+			case ROLE_LIFE:
+				life_op(w);
+				break;
+			case ROLE_CHURN:
+				churn_op(w);
+				break;
 			}
 			/* Returning to user space: signals are handled. */
 			psem_user_flush_signals();
@@ -588,7 +1144,7 @@ static void *signaller_main(void *arg)
 
 	psem_user_task_init("signaller", 0);
 	while (!__atomic_load_n(&stopping, __ATOMIC_RELAXED)) {
-		struct worker *w = &workers[rnd(&self) % nr_workers];
+		struct worker *w = &workers[rnd(&self) % nr_threads];
 		struct task_struct *t;
 
 		psem_user_usleep(200 + rnd(&self) % 300);
@@ -660,13 +1216,16 @@ static __attribute__((noreturn)) void hang(const char *when)
 	int i;
 
 	fprintf(stderr,
-		"psem-stress: HANG (%s): no progress for %u ms; sem available %ld debt %lu, mutex %s, rwlock available %ld, pool available %ld\n",
+		"psem-stress: HANG (%s): no progress for %u ms; sem available %ld debt %lu, mutex %s, rwlock available %ld, pool available %ld, life_sem available %ld of %ld debt %lu%s held by workers %ld\n",
 		when, hang_ms, psem_available(&stress_sem),
 		psem_debt(&stress_sem),
 		psem_mutex_is_locked(&stress_mx) ? "locked" : "unlocked",
 		psem_available(&stress_rw.sem),
-		psem_available(&stress_pool.sem));
-	for (i = 0; i < nr_workers; i++)
+		psem_available(&stress_pool.sem), psem_available(&life_sem),
+		psem_capacity(&life_sem), psem_debt(&life_sem),
+		psem_is_closed(&life_sem) ? " closed" : "",
+		__atomic_load_n(&life_held, __ATOMIC_RELAXED));
+	for (i = 0; i < nr_threads; i++)
 		fprintf(stderr, "psem-stress:   worker %d: %lu ops, in %s\n", i,
 			__atomic_load_n(&workers[i].ops, __ATOMIC_RELAXED),
 			__atomic_load_n(&workers[i].op, __ATOMIC_RELAXED));
@@ -684,13 +1243,13 @@ static void run_epoch(void)
 	__atomic_store_n(&arrived, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&phase_quiesce, 0, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&epoch, 1, __ATOMIC_RELEASE);
-	for (i = 0; i < nr_workers; i++) {
+	for (i = 0; i < nr_threads; i++) {
 		last[i] = __atomic_load_n(&workers[i].ops, __ATOMIC_RELAXED);
 		since[i] = start;
 	}
 	while ((t = now_ms()) - start < epoch_ms) {
 		psem_user_usleep(10000);
-		for (i = 0; i < nr_workers; i++) {
+		for (i = 0; i < nr_threads; i++) {
 			unsigned long ops = __atomic_load_n(&workers[i].ops,
 							    __ATOMIC_RELAXED);
 
@@ -704,7 +1263,7 @@ static void run_epoch(void)
 	}
 	__atomic_store_n(&phase_quiesce, 1, __ATOMIC_RELAXED);
 	start = now_ms();
-	while (__atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < nr_workers) {
+	while (__atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < nr_threads) {
 		if (now_ms() - start > hang_ms)
 			hang("stopping");
 		psem_user_usleep(500);
@@ -714,6 +1273,9 @@ static void run_epoch(void)
 struct totals {
 	unsigned long ops, sem_writes, rw_writes, mx_holds, pool_gets;
 	unsigned long eintr, etime, fast_try_fail;
+	unsigned long life_writes, life_big, life_ok, life_shutdown;
+	unsigned long life_e2big, life_cancel;
+	unsigned long churn_resizes, churn_closes, churn_quiesced;
 };
 
 static void sum(struct totals *s)
@@ -721,7 +1283,7 @@ static void sum(struct totals *s)
 	int i;
 
 	memset(s, 0, sizeof(*s));
-	for (i = 0; i < nr_workers; i++) {
+	for (i = 0; i < nr_threads; i++) {
 		struct worker *w = &workers[i];
 
 		s->ops += __atomic_load_n(&w->ops, __ATOMIC_RELAXED);
@@ -732,7 +1294,59 @@ static void sum(struct totals *s)
 		s->eintr += w->eintr;
 		s->etime += w->etime;
 		s->fast_try_fail += w->fast_try_fail;
+		s->life_writes += w->life_writes;
+		s->life_big += w->life_big;
+		s->life_ok += w->life_ok;
+		s->life_shutdown += w->life_shutdown;
+		s->life_e2big += w->life_e2big;
+		s->life_cancel += w->life_cancel;
+		s->churn_resizes += w->churn_resizes;
+		s->churn_closes += w->churn_closes;
+		s->churn_quiesced += w->churn_quiesced;
 	}
+}
+
+/*
+ * A stop of the lifecycle, with everything parked: reopen, resize back to
+ * LIFE_CAP and quiesce, which must find every permit home; then the word
+ * must be exactly LIFE_CAP permits, no flag, no debt, nobody linked.
+ */
+static void check_life(unsigned int ep, const struct totals *s)
+{
+	long avail, cur;
+	unsigned long debt;
+	bool linked;
+	int ret;
+
+	if (!nr_life)
+		return;
+	life_close(false, life_closed);
+	life_resize(LIFE_CAP);
+	ret = psem_quiesce(&life_sem, LIFE_STOP_MS);
+	if (ret)
+		die("epoch %u: life_sem quiesce(%d ms) returned %d with every worker parked: permits lost (available %ld of %d, debt %lu)\n",
+		    ep, LIFE_STOP_MS, ret, psem_available(&life_sem), LIFE_CAP,
+		    psem_debt(&life_sem));
+	spin_lock(&life_sem.wq.lock);
+	linked = !list_empty(&life_sem.wq.head);
+	debt = life_sem.debt;
+	cur = atomic_long_read(&life_sem.count);
+	spin_unlock(&life_sem.wq.lock);
+	avail = psem_available(&life_sem);
+	if (avail != LIFE_CAP || debt || (cur & PSEM_FLAGS) || cur < 0 ||
+	    linked || psem_capacity(&life_sem) != LIFE_CAP ||
+	    __atomic_load_n(&life_held, __ATOMIC_RELAXED))
+		die("epoch %u: life_sem word %#lx: available %ld of %ld (want %d), debt %lu, %s, held %ld: permits %s\n",
+		    ep, cur, avail, psem_capacity(&life_sem), LIFE_CAP, debt,
+		    linked ? "waiters linked" : "nobody linked", life_held,
+		    avail < LIFE_CAP ? "lost" : avail > LIFE_CAP ? "created" :
+		    "accounted wrongly");
+	if (psem_stress_life_guarded.a != s->life_writes ||
+	    psem_stress_life_guarded.b != s->life_writes ||
+	    psem_stress_life_guarded.c != s->life_big)
+		die("epoch %u: life guarded a=%lu b=%lu c=%lu after %lu exclusive and %lu big holds\n",
+		    ep, psem_stress_life_guarded.a, psem_stress_life_guarded.b,
+		    psem_stress_life_guarded.c, s->life_writes, s->life_big);
 }
 
 /* Everything is parked: what psem holds must be exactly what it was given. */
@@ -783,6 +1397,7 @@ static void check_quiescent(unsigned int ep)
 	if (seen != (1UL << POOL_OBJS) - 1 || uses != s.pool_gets)
 		die("epoch %u: pool slots hold objects %#lx, %lu uses after %lu gets\n",
 		    ep, seen, uses, s.pool_gets);
+	check_life(ep, &s);
 	if (psem_user_warnings() || psem_warn_count())
 		die("epoch %u: %lu warnings, %llu refusals\n", ep,
 		    psem_user_warnings(),
@@ -792,7 +1407,8 @@ static void check_quiescent(unsigned int ep)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: psem-stress [-w workers] [-e epochs] [-m ms per epoch] [-H hang ms] [-s seed] [-S]\n"
+		"usage: psem-stress [-w workers] [-l life workers] [-e epochs] [-m ms per epoch] [-H hang ms] [-s seed] [-S]\n"
+		"  -l  workers on the lifecycle's psem (default 3; 0: no lifecycle, no churn thread)\n"
 		"  -S  statistics on throughout, printed at the end (by enum psem_stat index)\n");
 	exit(1);
 }
@@ -806,10 +1422,13 @@ int main(int argc, char **argv)
 	unsigned int ep;
 	int i, c;
 
-	while ((c = getopt(argc, argv, "w:e:m:H:s:S")) != -1) {
+	while ((c = getopt(argc, argv, "w:l:e:m:H:s:S")) != -1) {
 		switch (c) {
 		case 'w':
 			nr_workers = atoi(optarg);
+			break;
+		case 'l':
+			nr_life = atoi(optarg);
 			break;
 		case 'e':
 			nr_epochs = atoi(optarg);
@@ -830,7 +1449,9 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (nr_workers < 5 || nr_workers > MAX_WORKERS || !nr_epochs)
+	nr_threads = nr_workers + (nr_life ? nr_life + 1 : 0);
+	if (nr_workers < 5 || nr_life < 0 || nr_threads > MAX_WORKERS ||
+	    !nr_epochs)
 		usage();
 
 	psem_user_task_init("main", 0);
@@ -840,10 +1461,12 @@ int main(int argc, char **argv)
 		objs[i] = &psem_stress_pool_objs[i];
 	if (psem_pool_init(&stress_pool, objs, POOL_OBJS, GFP_KERNEL))
 		die("pool init\n");
+	if (psem_init_capacity(&life_sem, LIFE_CAP))
+		die("psem_init_capacity\n");
 	set_defaults();
 
 	t0 = now_ms();
-	for (i = 0; i < nr_workers; i++) {
+	for (i = 0; i < nr_threads; i++) {
 		struct worker *w = &workers[i];
 
 		w->id = i;
@@ -852,7 +1475,11 @@ int main(int argc, char **argv)
 			ROLE_SEM, ROLE_SEM, ROLE_LOCKS, ROLE_POOL, ROLE_HOT,
 		};
 
-		w->role = roles[i % ARRAY_SIZE(roles)];
+		/* Then the lifecycle's workers and its churn thread. */
+		if (i >= nr_workers)
+			w->role = i == nr_threads - 1 ? ROLE_CHURN : ROLE_LIFE;
+		else
+			w->role = roles[i % ARRAY_SIZE(roles)];
 		w->rng = seed * 0x9E3779B97F4A7C15ULL + i + 1;
 		w->op = "starting";
 		if (pthread_create(&w->thread, NULL, worker_main, w))
@@ -869,7 +1496,7 @@ int main(int argc, char **argv)
 
 	__atomic_store_n(&stopping, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&epoch, 1, __ATOMIC_RELEASE);
-	for (i = 0; i < nr_workers; i++)
+	for (i = 0; i < nr_threads; i++)
 		pthread_join(workers[i].thread, NULL);
 	pthread_join(signaller, NULL);
 	pthread_join(flipper, NULL);
@@ -883,6 +1510,11 @@ int main(int argc, char **argv)
 	       s.ops, nr_epochs, nr_workers, now_ms() - t0, s.sem_writes,
 	       s.rw_writes, s.mx_holds, s.pool_gets, s.eintr, s.etime,
 	       s.fast_try_fail);
+	if (nr_life)
+		printf("psem-stress: life workers=%d granted=%lu exclusive=%lu big=%lu eshutdown=%lu e2big=%lu async_cancelled=%lu resizes=%lu closes=%lu quiesced=%lu\n",
+		       nr_life, s.life_ok, s.life_writes, s.life_big,
+		       s.life_shutdown, s.life_e2big, s.life_cancel,
+		       s.churn_resizes, s.churn_closes, s.churn_quiesced);
 	if (stats_always) {
 		struct psem_stats st;
 

@@ -1,9 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Userspace shim: see <linux/kernel.h> and <linux/spinlock.h>. */
+/*
+ * Userspace shim: RCU read-side sections as a per-task nesting count, and a
+ * synchronize_rcu() that waits until every task that was inside a section
+ * when it started has left it (shim.c). Acquire/release on the task's
+ * counters, so ThreadSanitizer sees a section's end happen before the grace
+ * period that waited for it returns.
+ */
 #ifndef _PSEM_SHIM_LINUX_RCUPDATE_H
 #define _PSEM_SHIM_LINUX_RCUPDATE_H
 
 #include <linux/kernel.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
+
+void rcu_read_lock(void);
+void rcu_read_unlock(void);
+void synchronize_rcu(void);
+#define rcu_read_lock_held()	(current->rcu_nesting > 0)
 
 #endif

@@ -48,6 +48,9 @@ struct task_struct {
 	unsigned long	sigpending;	/* PSEM_USER_SIG_* */
 	long		usage;		/* get/put_task_struct() */
 	int		locks_held;	/* spinlocks, for might_sleep() */
+	int		rcu_nesting;	/* rcu_read_lock() depth; atomics */
+	unsigned long	rcu_seq;	/* outermost rcu_read_unlock()s */
+	struct task_struct *next_task;	/* every task, for synchronize_rcu() */
 	int		pid;
 	int		cpu;
 	char		comm[16];

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace shim: one workqueue, system_wq, run by one worker thread (a
+ * task, "kworker", started on the first queue_work()). The queue is under a
+ * pthread mutex, so ThreadSanitizer sees what the kernel guarantees: all
+ * that happened before queue_work() happens before the work function runs,
+ * and the work function happens before a flush_work() or cancel_work_sync()
+ * that waited for it returns.
+ */
+#ifndef _PSEM_SHIM_LINUX_WORKQUEUE_H
+#define _PSEM_SHIM_LINUX_WORKQUEUE_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+struct work_struct;
+typedef void (*work_func_t)(struct work_struct *work);
+
+struct work_struct {
+	struct list_head	entry;
+	work_func_t		func;
+	bool			pending;	/* under the queue's mutex */
+};
+
+struct workqueue_struct;
+extern struct workqueue_struct *system_wq;
+
+#define INIT_WORK(w, f)							\
+do {									\
+	INIT_LIST_HEAD(&(w)->entry);					\
+	(w)->func = (f);						\
+	(w)->pending = false;						\
+} while (0)
+
+bool queue_work(struct workqueue_struct *wq, struct work_struct *work);
+bool flush_work(struct work_struct *work);
+bool cancel_work_sync(struct work_struct *work);
+void flush_workqueue(struct workqueue_struct *wq);
+
+static inline bool schedule_work(struct work_struct *work)
+{
+	return queue_work(system_wq, work);
+}
+
+#endif /* _PSEM_SHIM_LINUX_WORKQUEUE_H */
