@@ -697,8 +697,8 @@ static void pt_irq_fn(struct irq_work *work)
 }
 
 /*
- * Runs @fn in an irq_work callback: hard interrupt context on x86 without
- * PREEMPT_RT, which the case checks rather than assumes.
+ * Runs @fn in an irq_work callback: hard interrupt context (a HARD irq_work,
+ * also on PREEMPT_RT), which the case checks rather than assumes.
  */
 static unsigned long pt_run_hardirq(struct kunit *test, struct pt_fix *fix,
 				    unsigned long (*fn)(struct pt_fix *fix))
@@ -708,7 +708,8 @@ static unsigned long pt_run_hardirq(struct kunit *test, struct pt_fix *fix,
 	p->fix = fix;
 	p->fn = fn;
 	p->bad = ~0UL;
-	init_irq_work(&p->work, pt_irq_fn);
+	/* HARD: on PREEMPT_RT a plain irq_work would run in a kthread. */
+	p->work = IRQ_WORK_INIT_HARD(pt_irq_fn);
 	irq_work_queue(&p->work);
 	irq_work_sync(&p->work);
 	KUNIT_EXPECT_TRUE(test, p->hardirq);
