@@ -24,6 +24,10 @@
  * progress for as long while the others run, fails the run: a permit lost
  * to a waiter that nobody will serve shows up that way.
  *
+ * The lifecycle has a psem of its own, with a capacity: see life_op() and
+ * churn_op() below. Each stop also resizes it back, reopens it and quiesces
+ * it, and checks it as exactly as the others.
+ *
  * Exit status: 0 clean, 2 a conservation or exclusion failure, 3 a hang.
  */
 #include <getopt.h>
@@ -1211,9 +1215,40 @@ static unsigned long long now_ms(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
+/*
+ * For a hang: the permits of life_sem out of the psem's hands (neither in
+ * the balance nor assigned to a linked waiter, less the debt), which must
+ * be what the workers hold once they are parked.
+ */
+static long life_out(void)
+{
+	struct psem_waiter *w;
+	long assigned = 0, cur;
+	unsigned long debt;
+
+	spin_lock(&life_sem.wq.lock);
+	list_for_each_entry(w, &life_sem.wq.head, wq_entry.entry)
+		assigned += w->n - w->needed;
+	debt = life_sem.debt;
+	cur = atomic_long_read(&life_sem.count);
+	spin_unlock(&life_sem.wq.lock);
+	return psem_capacity(&life_sem) + debt - ((cur & LONG_MAX) >> PSEM_SHIFT) -
+	       assigned;
+}
+
 static __attribute__((noreturn)) void hang(const char *when)
 {
 	int i;
+
+	if (nr_life) {
+		long out = life_out(), held = __atomic_load_n(&life_held,
+							      __ATOMIC_RELAXED);
+
+		fprintf(stderr,
+			"psem-stress: HANG (%s): life_sem has %ld permits out, workers hold %ld%s\n",
+			when, out, held, out == held ? "" :
+			out > held ? ": permits lost" : ": permits created");
+	}
 
 	fprintf(stderr,
 		"psem-stress: HANG (%s): no progress for %u ms; sem available %ld debt %lu, mutex %s, rwlock available %ld, pool available %ld, life_sem available %ld of %ld debt %lu%s held by workers %ld\n",
