@@ -390,10 +390,14 @@ static void psem_test_async_cancel_race(struct kunit *test)
 	struct pkt_thread tmpl = { .iters = race_iters, .n = 2 };
 	struct psem *sem = pkt_sem(test, 2);
 	struct pkt_ctx *ctx = test->priv;
-	struct pat_tally *tallies[PKT_MAX_THREADS];
 	unsigned int i, nr = 0, total = 0;
+	struct pat_tally **tallies;
 	int cpu;
 
+	/* On the heap: an array of pointers is too big a frame. */
+	tallies = kunit_kcalloc(test, PKT_MAX_THREADS, sizeof(*tallies),
+				GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tallies);
 	tmpl.sem = sem;
 	for_each_online_cpu(cpu) {
 		if (ctx->nr + 2 > PKT_MAX_THREADS)

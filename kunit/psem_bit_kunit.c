@@ -261,14 +261,20 @@ static int pbt_releaser_fn(struct pkt_thread *t)
 
 static void psem_test_bit_lost_wakeup(struct kunit *test)
 {
+	const unsigned int max_pairs = PKT_MAX_THREADS / 2;
 	struct pkt_thread tmpl = { .iters = race_iters };
-	struct pbt_pair *pairs[PKT_MAX_THREADS / 2];
-	struct pkt_thread *acq[PKT_MAX_THREADS / 2];
 	unsigned int cpus = num_online_cpus(), nr, i;
+	struct pkt_thread **acq;
+	struct pbt_pair **pairs;
 	int cpu, c = 0;
 
+	/* On the heap: two arrays of pointers are too big a frame. */
+	pairs = kunit_kcalloc(test, max_pairs, sizeof(*pairs), GFP_KERNEL);
+	acq = kunit_kcalloc(test, max_pairs, sizeof(*acq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pairs);
+	KUNIT_ASSERT_NOT_NULL(test, acq);
 	nr = max(cpus / 2, 1U);
-	nr = min_t(unsigned int, nr, ARRAY_SIZE(pairs));
+	nr = min(nr, max_pairs);
 	pkt_stats_start();
 	for (i = 0; i < nr; i++) {
 		pairs[i] = kunit_kzalloc(test, sizeof(*pairs[i]), GFP_KERNEL);
