@@ -35,19 +35,41 @@ done
 kdoc=(kmod/*.[ch])
 bad=()
 
+# A check that found nothing is not run again on the same input: clean_key
+# NAME ARGS... hashes this script, ARGS (tool and tree paths, which carry
+# their versions) and every file a module build reads; is_clean / mark_clean
+# look up and record a clean result under the cache. PSEM_LINT_CACHE=0
+# runs everything.
+okdir=$cache/lint-clean
+clean_key() {
+	local name=$1
+	shift
+	echo "$name-$( { printf '%s\n' "$@"; cat "$0" Makefile Kbuild;
+		for d in "${moddirs[@]}"; do cat "$d/Kbuild" "$d"/*.[ch]; done; } |
+		sha256sum | cut -c1-16)"
+}
+is_clean() { [ "${PSEM_LINT_CACHE:-1}" != 0 ] && [ -f "$okdir/$1" ]; }
+mark_clean() { mkdir -p "$okdir" && touch "$okdir/$1"; }
+
 # checkpatch.pl --strict with no types ignored, except per file where a
 # check cannot apply:
 #  - psem.h: DEFINE_PSEM(name, ...) names its variable and also passes it to
 #    the initializer for the wait queue's self-pointing list head, exactly as
 #    DEFINE_SEMAPHORE() does; the argument is an identifier, not an expression.
+#  - psem_compat.h: the one file whose job is to test the kernel version,
+#    with LINUX_VERSION_CODE, which checkpatch also takes for a constant on
+#    the left of a comparison.
 checkpatch_ignore() {
 	case $1 in
 	kmod/psem.h) echo MACRO_ARG_REUSE ;;
+	kmod/psem_compat.h) echo LINUX_VERSION_CODE,CONSTANT_COMPARISON ;;
 	esac
 }
 stage "lint: checkpatch --strict (${#csrc[@]} files, 6.1's and 6.12's)"
 cp_bad=0
-for src in "${srcs[@]}"; do
+key=$(clean_key checkpatch "${srcs[@]}")
+is_clean "$key" && srcs_cp=() || srcs_cp=("${srcs[@]}")
+for src in "${srcs_cp[@]}"; do
 	for f in "${csrc[@]}"; do
 		ign=$(checkpatch_ignore "$f")
 		perl "$src/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
@@ -57,12 +79,20 @@ done
 if [ $cp_bad = 1 ]; then
 	bad+=(checkpatch)
 	stage_done FAILED
+elif [ ${#srcs_cp[@]} = 0 ]; then
+	stage_done "clean (unchanged since a clean run)"
 else
+	mark_clean "$key"
 	stage_done clean
 fi
 
 for kdir in "${kdirs[@]}"; do
 	stage "lint: W=1 and sparse build of ${moddirs[*]} against $kdir"
+	key=$(clean_key sparse "$kdir" "$(cat "$kdir/include/config/kernel.release" 2>/dev/null)")
+	if is_clean "$key"; then
+		stage_done "clean (unchanged since a clean run)"
+		continue
+	fi
 	work=$cache/work/lint-$(basename "$(dirname "$kdir")")
 	rm -rf "$work"
 	berr=0
@@ -81,6 +111,7 @@ for kdir in "${kdirs[@]}"; do
 		bad+=("build ($kdir)")
 		stage_done FAILED
 	else
+		mark_clean "$key"
 		stage_done clean
 	fi
 done
