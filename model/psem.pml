@@ -1,81 +1,131 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * psem.pml - a Promela model of psem's release/acquire protocol.
+ * psem.pml - a Promela model of psem's release/acquire protocol with the
+ * waiters bit (issue 8).
  *
  * Checked exhaustively by scripts/check-model.sh (see model/README).
  *
- * What is modelled (kmod/psem.h names in brackets):
- *   balance    [balance]   atomic word, available permits, 0..MAX
- *   contended  [contended] the contention flag (a word)
- *   lk                     the queue lock [wq.lock], a spinlock
- *   q[], qlen              the FIFO list of waiters [wq.head], oldest first
- *   want/needed/woken      per-waiter: count asked for, permits still
- *                          missing, and the done flag the waker sets under
- *                          the lock
- *   MAX                    stands in for PSEM_MAX_PERMITS (LONG_MAX)
+ * What is modelled (kmod names in brackets):
+ *   word       [count]  the one atomic word: balance * ONE | CONTENDED |
+ *                       WAITERS, with ONE = 4 [PSEM_ONE], WAITERS = 1,
+ *                       CONTENDED = 2. Every access compares/writes the
+ *                       whole word, so the flags ride along as in C.
+ *   lk                  the queue lock [wq.lock], a spinlock
+ *   q[], qlen           the FIFO list of waiters [wq.head], oldest first
+ *   debt       [debt]   permits psem_reduce() still has to remove
+ *   want/needed         per waiter: count asked for, permits still missing
+ *   done[]     [done]   set by the releaser after its unlock
+ *                       (smp_store_release), read by the waiter
+ *   MAX                 stands in for PSEM_MAX_PERMITS (LONG_MAX >> 2)
  *
- * Operations: try_acquire, acquire (fast try, then the locked slow path and a
- * sleep), a cancellable acquire (signal/timeout: gives up under the lock and
- * gives back what it was handed), release (one fast compare-exchange, else
- * the locked path) and release_all_held (straight to the locked path).
- * Debt (psem_reduce) is not modelled: the locked path pays it from `rem`
- * before any waiter, and the invariant becomes "balance > 0 -> no waiter
- * linked and no debt owed"; the handoff and add logic below are unchanged.
+ * The release rule [the debugfs switches fast_release, zero_release],
+ * chosen at compile time with -DRULE=:
+ *   RULE_LOCKED (0)  fast_release=0: every release takes the lock
+ *   RULE_SEED   (1)  zero_release=0: the fast exchange only when the
+ *                    balance is positive and CONTENDED is clear
+ *   RULE_PSEM   (2)  the default: the fast exchange whenever
+ *                    (word & FLAGS) == 0, at any balance including zero;
+ *                    release_all_held tries one exchange 0 -> n * ONE
+ *   RULE_ANY    (3)  each release picks one of the three (the switches
+ *                    flipped while releases run)
+ * FLAG (default 1) is the contention_flag switch.
+ *
+ * Operations: try_acquire (lock-free cmpxchg loop, flags ride along);
+ * acquire (try, then under the lock drain the balance, and if that is not
+ * enough the same exchange leaves the word at exactly WAITERS; link; sleep
+ * until done); a cancellable acquire (a signal or timeout: under the lock,
+ * if still linked unlink and give back the partial grant through the locked
+ * path; if already served, unlock and wait for done); reduce (under the
+ * lock: drain, and if short record the debt with the word set to WAITERS
+ * in the same exchange); release (one strong cmpxchg by the rule, else the
+ * locked path); release_all_held (one cmpxchg 0 -> n * ONE, else the locked
+ * path).
+ *
+ * The locked path. WAITERS clear: add n * ONE with a cmpxchg loop that
+ * refuses overflow (-EOVERFLOW, nothing added); a lost race sets CONTENDED
+ * (atomic or) once, the winning cmpxchg clears it in the same exchange, and
+ * a refusal after a trip clears it with an atomic and-not. WAITERS set: the
+ * word is exactly WAITERS and only lock holders write it; pay the debt, hand
+ * off FIFO (served waiters are unlinked onto a private list, `served`), and
+ * if the queue is then empty and no debt remains, clear WAITERS and add the
+ * rest in one fetch_add(rest * ONE - WAITERS). After the unlock the releaser
+ * publishes done for each served waiter, one step each.
  *
  * Memory model: spin explores interleavings of sequentially consistent
- * steps. Every load, store and compare-exchange of a shared word is one step
- * (a d_step where the real instruction is a single atomic RMW; ghost updates
- * ride along in the same step). Bugs that need weaker ordering are invisible
- * here. In particular, the locked path's zero-balance add must be an atomic
- * add (fetch_add with release ordering), not a plain store of `rem`: under
- * sequential consistency the two are equivalent (the assertion there shows a
- * zero balance cannot change while the lock is held), so spin accepts the
- * store, but on real hardware a plain atomic_long_set() orders nothing: a
- * lock-free try_acquire that sees the new balance need not see the
- * releaser's earlier writes. That is a memory-ordering bug this model
- * cannot find (KCSAN / LKMM litmus tests are the tools for it).
+ * steps. Every load, store and RMW of a shared word is one step (a d_step
+ * where the real instruction is a single atomic RMW; ghost updates ride
+ * along in the same step). Bugs that need weaker ordering are invisible
+ * here (LKMM litmus tests and KCSAN are the tools for those). Steps taken
+ * under the queue lock that touch only lock-protected state (the queue, the
+ * debt) are merged into one d_step: nothing else reads them without the
+ * lock.
  *
  * Ghost state (no counterpart in the C code), used only by assertions:
  *   held[p]  permits process p owns (acquired, not yet released)
- *   acq[p]   permits assigned to p's acquire in progress (taken from the
- *            balance in its slow path + handed to it by releasers), i.e.
- *            want - needed while p is linked
- *   infl[p]  permits a releaser p has in flight (between the start of its
- *            release and the moment they land in the balance / a waiter)
- *   ticket[] order of linking, lastdone: ticket of the last completed waiter
+ *   acq[p]   permits assigned to p's acquire in progress (drained in its
+ *            slow path + handed to it), until it returns
+ *   infl[p]  permits a releaser p has in flight
+ *   live[p]  p's waiter struct (on its stack) is live: from linking until
+ *            the acquire returns; the releaser asserts it when it
+ *            publishes done
+ *   ticket[] rank in link order among the linked waiters (1 = oldest;
+ *            renumbered on every unlink, so it stays bounded)
+ *   A reduce(n) is followed by the same process releasing n (the capacity
+ *   is restored, so that every waiter can still be served): in the model
+ *   the reducer holds those n permits from the reduce on, so the debt is
+ *   what the semaphore owes on top of TOTAL.
  *
  * Checked properties:
- *   - conservation at every state: balance + sum(held+acq+infl) == TOTAL,
- *     and at the end balance == TOTAL - sum(held) (== INIT in the normal
- *     configurations, where every process releases what it acquired);
- *   - balance > 0 -> no waiter is linked (the fast path relies on it);
- *   - no linked waiter with balance >= needed (no lost wake-up);
- *   - all processes terminate: a waiter left asleep is an invalid end state;
- *     at the end the queue is empty;
- *   - FIFO: waiters complete in the order they linked;
- *   - overflow refused without effect (nothing added, nothing handed out,
- *     permits stay with the caller), and the OVERFLOW configuration checks
- *     that of two racing releases of 1 from MAX-1 exactly one lands.
+ *   - conservation at every state: balance + sum(held + acq + infl) ==
+ *     TOTAL + debt, and balance <= min(MAX, TOTAL) (no permit created, a
+ *     debt is never bypassed);
+ *   - I1: WAITERS clear -> queue empty and debt == 0;
+ *   - I2: WAITERS set -> the word is exactly WAITERS (balance 0, CONTENDED
+ *     clear); the seed's "balance > 0 -> queue empty and no debt" follows,
+ *     and is asserted too, as is "no linked waiter the balance could serve";
+ *   - CONTENDED set -> the queue lock is held; CONTENDED clear whenever a
+ *     task takes the lock;
+ *   - FIFO: waiters are served in the order they linked, and only once the
+ *     debt is paid;
+ *   - a served waiter's struct is live when its releaser publishes done (a
+ *     served waiter that cancels waits for done);
+ *   - all processes terminate: a waiter never served, or served and never
+ *     told, is an invalid end state; at the end the queue is empty, the debt
+ *     paid, the word back at INIT * ONE with no flag;
+ *   - overflow refused without effect, and in the OVERFLOW configuration of
+ *     two racing releases of 1 from MAX - 1 exactly one lands.
  *
  * Configuration macros (spin -DNAME=VALUE):
  *   NPROC (1..3), OPS (operations per process), INIT (initial balance),
- *   MAX, CANCEL (allow cancellable acquires), OVERFLOW (overflow scenario),
- *   REACH=<n> (coverage witness, see E_* below). Counts are 1..NMAX with
- *   NMAX <= INIT, so that every acquire can eventually be served: a waiter
- *   stuck for want of permits nobody holds would be a usage deadlock, not a
- *   protocol bug.
+ *   MAX, RULE, FLAG, CANCEL (cancellable acquires), REDUCE (reduce as an
+ *   operation), OVERFLOW (overflow scenario), REACH=<n> (coverage witness,
+ *   see E_* below). Counts are 1..NMAX with NMAX <= INIT, so that every
+ *   acquire can eventually be served.
  * Broken variants:
- *   BROKEN_RELEASE_WITH_WAITER  the locked path adds rem to the balance
- *                               without handing it to linked waiters first
- *   BROKEN_LINK_WITHOUT_DRAIN   the slow acquirer links its waiter without
- *                               first draining the balance to zero
+ *   BROKEN_CLEAR_WITH_WAITER    the locked path clears WAITERS when the debt
+ *                               is paid, without checking the queue is empty
+ *   BROKEN_LINK_WITHOUT_BIT     the slow acquirer drains to 0, not to
+ *                               WAITERS, and links
+ *   BROKEN_DEBT_WITHOUT_BIT     reduce records a debt without setting
+ *                               WAITERS
+ *   BROKEN_RELEASE_WITH_WAITER  the locked path adds to the word without
+ *                               paying the debt or serving waiters
+ *   BROKEN_LINK_WITHOUT_DRAIN   the slow acquirer sets WAITERS and links
+ *                               without draining the balance
+ *   BROKEN_NO_DONE_WAIT         a served waiter that cancels returns without
+ *                               waiting for done
  *   BROKEN_FAST_RETRY           the fast release retries its exchange in a
  *                               loop (a performance problem, not expected to
  *                               break safety)
- *   NO_QUEUE_INV                drop the "balance > 0 -> queue empty" and
- *                               lost-wake-up assertions, to show that the
- *                               broken variants also strand a waiter
+ *   NO_QUEUE_INV                drop I1, I2 and the queue assertions, to
+ *                               show that the broken variants also strand a
+ *                               waiter or a debt
  */
+
+#define RULE_LOCKED	0
+#define RULE_SEED	1
+#define RULE_PSEM	2
+#define RULE_ANY	3
 
 #ifndef NPROC
 #define NPROC		2
@@ -89,12 +139,27 @@
 #ifndef MAX
 #define MAX		3
 #endif
+#ifndef RULE
+#define RULE		RULE_PSEM
+#endif
+#ifndef FLAG
+#define FLAG		1
+#endif
 #ifndef CANCEL
 #define CANCEL		1
+#endif
+#ifndef REDUCE
+#define REDUCE		1
 #endif
 #ifndef NMAX
 #define NMAX		2	/* largest count one call asks for (<= INIT) */
 #endif
+
+#define WAITERS		1
+#define CONTENDED	2
+#define FLAGS		3
+#define ONE		4
+#define BAL(x)		((x) / ONE)
 
 #ifdef OVERFLOW
 /* Each process starts owning one permit from outside the semaphore. */
@@ -103,57 +168,71 @@
 #define EXTRA		0
 #endif
 #define TOTAL		(INIT + NPROC * EXTRA)
+#define OVERFLOW_CONFIG	(EXTRA > 0)
 
-byte balance = INIT;
-bit contended;
+byte word = INIT * ONE;
 bit lk;
+byte debt;
 
 byte q[3];		/* waiter ids, q[0] is the head */
 byte qlen;
 byte want[3];
 byte needed[3];
-bit woken[3];
 bit linked[3];
+bit done[3];
 
 /* ghost */
 byte held[3];
 byte acq[3];
 byte infl[3];
+bit live[3];
 byte ticket[3];
-byte seq;
-byte lastdone;
 byte outside = NPROC * EXTRA;	/* permits not yet given to a process */
 byte nfin;
+#ifdef OVERFLOW
 byte refusals;
 byte landed;
+#define LANDED		landed++
+#else
+#define LANDED		skip
+#endif
 
 #define SUM3(a)		(a[0] + a[1] + a[2])
-#define CONSERVED	(balance + SUM3(held) + SUM3(acq) + SUM3(infl) + \
-			 outside == TOTAL)
+#define CONSERVED	(BAL(word) + SUM3(held) + SUM3(acq) + SUM3(infl) + \
+			 outside == TOTAL + debt)
 #define WAITER_OK(p)	(!linked[p] || (acq[p] + needed[p] == want[p] && \
-			 needed[p] > 0))
-/* balance > 0 -> queue empty */
-#define POS_EMPTY	(balance == 0 || qlen == 0)
+			 needed[p] > 0 && live[p]))
+/* I1: WAITERS clear -> queue empty and no debt */
+#define I1		((word & WAITERS) || (qlen == 0 && debt == 0))
+/* I2: WAITERS set -> the word is exactly WAITERS */
+#define I2		(!(word & WAITERS) || word == WAITERS)
+/* the seed's: balance > 0 -> queue empty and no debt */
+#define POS_EMPTY	(BAL(word) == 0 || (qlen == 0 && debt == 0))
 /* no waiter asleep while the balance could serve it (no lost wake-up) */
-#define NOT_LOST(p)	(!linked[p] || balance < needed[p])
+#define NOT_LOST(p)	(!linked[p] || BAL(word) < needed[p])
 #define NO_LOST_WAKEUP	(NOT_LOST(0) && NOT_LOST(1) && NOT_LOST(2))
 #ifdef NO_QUEUE_INV
 #define QUEUE_INV	true
 #else
-#define QUEUE_INV	(POS_EMPTY && NO_LOST_WAKEUP)
+#define QUEUE_INV	(I1 && I2 && POS_EMPTY && NO_LOST_WAKEUP)
 #endif
 #define QUEUE_OK	(qlen == linked[0] + linked[1] + linked[2] && \
 			 WAITER_OK(0) && WAITER_OK(1) && WAITER_OK(2))
-#define INV		(CONSERVED && balance <= MAX && QUEUE_INV && QUEUE_OK)
+/* CONTENDED is set and cleared only under the lock */
+#define FLAG_OK		(!(word & CONTENDED) || lk)
+/* no permit created: the balance never exceeds what the semaphore holds */
+#define BOUNDED		(BAL(word) <= MAX && BAL(word) <= TOTAL)
+#define INV		(CONSERVED && BOUNDED && QUEUE_INV && QUEUE_OK && \
+			 FLAG_OK)
 
 #define MIN(a, b)	((a) < (b) -> (a) : (b))
 
 /*
- * Coverage witnesses: with -DREACH=<n>, reaching event n is an
- * assertion failure naming it, so a search that finds it proves the event
- * is reachable in that configuration (the checks above are not vacuous).
+ * Coverage witnesses: with -DREACH=<n>, reaching event n is an assertion
+ * failure naming it, so a search that finds it proves the event is
+ * reachable in that configuration (the checks above are not vacuous).
  */
-#define E_FLAG_TRIP		1	/* locked release sets contended */
+#define E_FLAG_TRIP		1	/* locked release sets CONTENDED */
 #define E_FLAG_HONOURED		2	/* fast release sent to the lock by it */
 #define E_FAST_CAS_FAIL		3	/* fast release loses its exchange */
 #define E_TWO_WAITERS		4	/* two waiters linked at once */
@@ -161,8 +240,22 @@ byte landed;
 #define E_CANCEL_HANDBACK	6	/* a cancelled waiter gives permits back */
 #define E_CANCEL_RACE		7	/* cancel finds itself already served */
 #define E_REFUSE		8	/* overflow refused */
-#define E_LOCKED_ADD_POS	9	/* locked path adds to a positive balance */
+#define E_LOCKED_ADD		9	/* locked path adds with WAITERS clear */
 #define E_SLOW_TAKE_ALL		10	/* slow acquire served under the lock */
+#define E_FAST_AT_ZERO		11	/* fast release lands on balance 0 */
+#define E_CANCEL_WAIT_DONE	12	/* cancel finds itself served, done not
+					 * yet published: must wait for it */
+#define E_DEBT			13	/* reduce records a debt */
+#define E_DEBT_FIRST		14	/* a release pays debt while a waiter
+					 * is linked */
+#define E_CLEAR_ADD		15	/* a release clears WAITERS and adds a
+					 * positive rest in one fetch_add */
+#define E_CANCEL_CLEARS		16	/* a cancel clears WAITERS */
+#define E_ALL_HELD_FAST		17	/* release_all_held's 0 -> n exchange */
+#define E_TRIP_AT_ZERO		18	/* locked add loses to a fast release
+					 * at balance 0 */
+#define E_REFUSE_TRIPPED	19	/* refusal after a trip: CONTENDED
+					 * cleared by and-not */
 #ifdef REACH
 #define EVENT(e)	assert(!(REACH == (e)))
 #else
@@ -175,18 +268,22 @@ active proctype monitor()
 end:	atomic {
 		!(INV) ->
 		assert(CONSERVED);
-		assert(balance <= MAX);
+		assert(BOUNDED);
 #ifndef NO_QUEUE_INV
+		assert(I1);
+		assert(I2);
 		assert(POS_EMPTY);
 		assert(NO_LOST_WAKEUP);
 #endif
-		assert(QUEUE_OK)
+		assert(QUEUE_OK);
+		assert(FLAG_OK)
 	}
 }
 
+/* CONTENDED is always clear when a task acquires the queue lock. */
 inline lock()
 {
-	atomic { lk == 0 -> lk = 1 }
+	atomic { lk == 0 -> lk = 1; assert(!(word & CONTENDED)) }
 }
 
 inline unlock()
@@ -195,228 +292,335 @@ inline unlock()
 }
 
 /*
- * Hand rem permits (in flight, held by releaser `id`) to waiters in FIFO
- * order. Caller holds the lock; nothing else reads the queue without it, so
- * one deterministic step is faithful.
+ * WAITERS is set: pay the debt, then hand rem permits (in flight, held by
+ * releaser `id`) to waiters in FIFO order, unlinking the served ones onto
+ * the private list `served`. Lock-protected state only: one step.
  */
-inline hand_off()
+inline pay_and_hand_off()
 {
-	d_step {
-		do
-		:: rem > 0 && qlen > 0 ->
-			w = q[0];
-			k = MIN(rem, needed[w]);
-			needed[w] = needed[w] - k;
-			acq[w] = acq[w] + k;
-			infl[id] = infl[id] - k;
-			rem = rem - k;
-			handed = 1;
-			if
-			:: needed[w] > 0 -> EVENT(E_PARTIAL)
-			:: else -> skip
-			fi;
-			if
-			:: needed[w] == 0 ->
-				/* FIFO: completions in link order */
-				assert(ticket[w] > lastdone);
-				lastdone = ticket[w];
-				i = 0;
-				do
-				:: i + 1 < qlen -> q[i] = q[i + 1]; i++
-				:: else -> break
-				od;
-				qlen--;
-				q[qlen] = 0;
-				linked[w] = 0;
-				want[w] = 0;
-				ticket[w] = 0;
-				woken[w] = 1
-			:: else -> skip
-			fi
-		:: else -> break
-		od;
-		w = 0; k = 0; i = 0
-	}
+	k = MIN(rem, debt);
+	if
+	:: k > 0 && qlen > 0 -> EVENT(E_DEBT_FIRST)
+	:: else -> skip
+	fi;
+	debt = debt - k;
+	infl[id] = infl[id] - k;
+	rem = rem - k;
+	do
+	:: rem > 0 && qlen > 0 ->
+		assert(debt == 0);	/* debt before any waiter */
+		w = q[0];
+		k = MIN(rem, needed[w]);
+		needed[w] = needed[w] - k;
+		acq[w] = acq[w] + k;
+		infl[id] = infl[id] - k;
+		rem = rem - k;
+		if
+		:: needed[w] > 0 -> EVENT(E_PARTIAL)
+		:: else -> skip
+		fi;
+		if
+		:: needed[w] == 0 ->
+			/* FIFO: served in link order */
+			assert(ticket[w] == 1);
+			i = 0;
+			do
+			:: i + 1 < qlen -> q[i] = q[i + 1]; i++
+			:: else -> break
+			od;
+			qlen--;
+			q[qlen] = 0;
+			linked[w] = 0;
+			want[w] = 0;
+			untick(w);
+			served = served | (1 << w)
+		:: else -> skip
+		fi
+	:: else -> break
+	od;
+	w = 0; k = 0; i = 0
+}
+
+/* Renumber the link ranks when waiter x leaves the queue (in a d_step). */
+inline untick(x)
+{
+	j = 0;
+	do
+	:: j < 3 ->
+		if
+		:: ticket[j] > ticket[x] -> ticket[j]--
+		:: else -> skip
+		fi;
+		j++
+	:: else -> break
+	od;
+	ticket[x] = 0;
+	j = 0
 }
 
 /* Refuse with -EOVERFLOW: nothing added, permits stay with the caller. */
 inline refuse()
 {
 	d_step {
-		/* only possible when nothing was handed to waiters */
-		assert(!handed && rem == infl[id]);
+		assert(rem == infl[id]);
 		held[id] = held[id] + infl[id];
 		infl[id] = 0;
+#ifdef OVERFLOW
 		refusals++;
+#else
+		assert(OVERFLOW_CONFIG);	/* MAX - INIT > NMAX */
+#endif
 		EVENT(E_REFUSE);
-		rem = 0
+		rem = 0;
+		if
+		:: mine ->
+			/* atomic and-not: a refusal after a trip */
+			EVENT(E_REFUSE_TRIPPED);
+			word = word & ~CONTENDED;
+			mine = 0
+		:: else -> skip
+		fi
 	}
 }
 
 /*
- * The locked path. Caller holds the lock and has put its rem permits in
- * infl[id].
+ * The locked path. Caller holds the lock and has put its permits in
+ * infl[id]; rem may be 0 (a cancel with nothing to give back).
  */
 inline locked_release()
 {
-	rem = infl[id];
-	handed = 0;
-#ifndef BROKEN_RELEASE_WITH_WAITER
-	hand_off();
-#endif
+	d_step {
+		rem = infl[id];
+		cur = word		/* relaxed read */
+	};
 	if
-	:: rem == 0 -> skip
-	:: else ->
-		/* queue is empty here (unless broken) */
-		cur = balance;
-		if
-		:: cur == 0 ->
+	:: cur & WAITERS ->
+		/*
+		 * I2: the word is exactly WAITERS and only lock holders write
+		 * it, and the queue and the debt are lock-protected: the pay,
+		 * the hand-off and the final fetch_add are one step.
+		 */
+		d_step {
+#ifdef BROKEN_RELEASE_WITH_WAITER
+			word = word + rem * ONE;
+			infl[id] = infl[id] - rem;
+			rem = 0;
+#endif
+			pay_and_hand_off();
 			if
-			:: rem > MAX -> refuse()
-			:: else ->
-				d_step {
-					/* fetch_add; a zero balance cannot change
-					 * under the lock */
-					assert(balance == 0);
-					balance = balance + rem;
-					infl[id] = 0;
-					landed++;
-					rem = 0
-				}
-			fi
-		:: else ->
-			do
-			:: rem > MAX - cur -> refuse(); break
-			:: else ->
-				d_step {
-					if
-					:: balance == cur ->
-						balance = cur + rem;
-						EVENT(E_LOCKED_ADD_POS);
-						infl[id] = 0;
-						landed++;
-						rem = 0;
-						ok = 1
-					:: else ->
-						/* cmpxchg returns the new value */
-						cur = balance;
-						ok = 0
-					fi
-				};
+#ifdef BROKEN_CLEAR_WITH_WAITER
+			:: debt == 0 ->
+#else
+			:: qlen == 0 && debt == 0 ->
+#endif
+				/* fetch_add_release(rest * ONE - WAITERS) */
 				if
-				:: ok -> ok = 0; break
-				:: else ->
-					/* lost a race to a fast release (or a
-					 * try_acquire): ask releases to queue */
-					contended = 1;
-					EVENT(E_FLAG_TRIP);
-					mine = 1
-				fi
-			od;
-			if
-			:: mine -> contended = 0; mine = 0
-			:: else -> skip
+				:: rem > 0 -> EVENT(E_CLEAR_ADD); LANDED
+				:: else -> skip
+				fi;
+				word = word + rem * ONE - WAITERS;
+				infl[id] = infl[id] - rem;
+				rem = 0
+			:: else ->
+				/* all of it went to the debt or to waiters */
+				assert(rem == 0)
 			fi
-		fi
-	fi;
-	cur = 0; handed = 0
-}
-
-/* release(n): one fast compare-exchange, else the locked path. */
-inline release(cnt)
-{
-	d_step { held[id] = held[id] - cnt; infl[id] = cnt };
-	cur = balance;			/* relaxed read */
-#ifdef BROKEN_FAST_RETRY
-	/*
-	 * Variant (b): retry the exchange while the fast path still applies,
-	 * with the value the failed compare-exchange returned.
-	 */
-	ok = 0;
-	do
-	:: cur > 0 ->
-		c = contended;
-		if
-		:: c == 0 && cnt <= MAX - cur ->
+		}
+	:: else ->
+		/* nobody waits: a cmpxchg loop, overflow refused */
+		do
+		:: rem == 0 -> break
+		:: rem > 0 && rem > MAX - BAL(cur) ->
+			refuse();
+			break
+		:: rem > 0 && rem <= MAX - BAL(cur) ->
 			d_step {
 				if
-				:: balance == cur ->
-					balance = cur + cnt;
+				:: word == cur ->
+					/* the winning exchange clears
+					 * CONTENDED */
+					word = (cur & ~CONTENDED) + rem * ONE;
+					EVENT(E_LOCKED_ADD);
 					infl[id] = 0;
-					landed++;
+					LANDED;
+					rem = 0;
+					mine = 0;
 					ok = 1
-				:: else -> cur = balance; ok = 0
+				:: else ->
+					if
+					:: BAL(cur) == 0 && BAL(word) > 0 ->
+						EVENT(E_TRIP_AT_ZERO)
+					:: else -> skip
+					fi;
+					/* cmpxchg returns the current value */
+					cur = word;
+					ok = 0
 				fi
 			};
 			if
-			:: ok -> break
+			:: ok -> ok = 0; break
+			:: !ok && !mine && FLAG ->
+				/* lost a race: ask releases to queue */
+				d_step {
+					word = word | CONTENDED;
+					EVENT(E_FLAG_TRIP)
+				};
+				mine = 1
 			:: else -> skip
 			fi
-		:: else -> break
-		fi
+		od
+	fi;
+	cur = 0
+}
+
+/* After the unlock: publish done for every waiter this release served. */
+inline publish_done()
+{
+	do
+	:: served != 0 ->
+		/* read the task, smp_store_release(&w->done, true) */
+		d_step {
+			i = 0;
+			do
+			:: !(served & (1 << i)) -> i++
+			:: else -> break
+			od;
+			assert(live[i]);	/* the waiter's stack is live */
+			done[i] = 1;
+			served = served & ~(1 << i);
+			i = 0
+		}
 	:: else -> break
-	od;
-	c = 0;
-#else
-	/* one strong compare-exchange, no retry */
+	od
+}
+
+inline slow_release()
+{
+	lock();
+	locked_release();
+	unlock();
+	publish_done()
+}
+
+/* The fast exchange is allowed for word c by rule r. */
+#define FAST_OK(c, n, r) \
+	((r == RULE_PSEM && ((c) & FLAGS) == 0 || \
+	  r == RULE_SEED && BAL(c) > 0 && !((c) & CONTENDED)) && \
+	 (n) <= MAX - BAL(c))
+
+/*
+ * Give up cnt held permits and pick the release rule (the switches are
+ * read once per call). RULE_ANY: any of the three, as if flipped meanwhile.
+ */
+inline begin_release(cnt)
+{
+#if RULE == RULE_ANY
 	if
-	:: cur > 0 ->
-		c = contended;
-		if
-		:: c == 0 && cnt <= MAX - cur ->
-			d_step {
-				if
-				:: balance == cur ->
-					balance = cur + cnt;
-					infl[id] = 0;
-					landed++;
-					ok = 1
-				:: else -> EVENT(E_FAST_CAS_FAIL); ok = 0
-				fi
-			}
-		:: else ->
+	:: r = RULE_LOCKED
+	:: r = RULE_SEED
+	:: r = RULE_PSEM
+	fi;
+#endif
+	d_step {
+#if RULE != RULE_ANY
+		r = RULE;
+#endif
+		held[id] = held[id] - cnt;
+		infl[id] = cnt;
+		cur = word		/* relaxed read (release) */
+	}
+}
+
+/*
+ * release(n): one strong compare-exchange if the rule allows it, else (or
+ * if it fails) the locked path.
+ */
+inline release(cnt)
+{
+	begin_release(cnt);
+	do
+	:: FAST_OK(cur, cnt, r) ->
+		d_step {
 			if
-			:: c -> EVENT(E_FLAG_HONOURED)
+			:: word == cur ->
+				if
+				:: BAL(cur) == 0 -> EVENT(E_FAST_AT_ZERO)
+				:: else -> skip
+				fi;
+				word = cur + cnt * ONE;
+				infl[id] = 0;
+				LANDED;
+				ok = 1
+			:: else ->
+				EVENT(E_FAST_CAS_FAIL);
+				cur = word;	/* what cmpxchg returns */
+				ok = 0
+			fi
+		};
+		if
+		:: ok -> break
+#ifdef BROKEN_FAST_RETRY
+		:: else -> skip		/* retry while the rule allows it */
+#else
+		:: else -> break	/* no retry: to the lock */
+#endif
+		fi
+	:: else ->
+		d_step {
+			if
+			:: r != RULE_LOCKED && (cur & CONTENDED) ->
+				EVENT(E_FLAG_HONOURED)
 			:: else -> skip
 			fi;
 			ok = 0
-		fi;
-		c = 0
-	:: else -> ok = 0
-	fi;
-#endif
+		};
+		break
+	od;
+	r = 0;
 	cur = 0;
 	if
 	:: ok -> ok = 0
-	:: else ->
-		lock();
-		locked_release();
-		unlock()
+	:: else -> slow_release()
 	fi
 }
 
+/* release_all_held(n): one cmpxchg 0 -> n * ONE, else the locked path. */
 inline release_all_held(cnt)
 {
-	d_step { held[id] = held[id] - cnt; infl[id] = cnt };
-	lock();
-	locked_release();
-	unlock()
+	begin_release(cnt);
+	d_step {
+		if
+		:: r == RULE_PSEM && word == 0 ->
+			word = cnt * ONE;
+			EVENT(E_ALL_HELD_FAST);
+			infl[id] = 0;
+			LANDED;
+			ok = 1
+		:: else -> ok = 0
+		fi;
+		r = 0;
+		cur = 0
+	};
+	if
+	:: ok -> ok = 0
+	:: else -> slow_release()
+	fi
 }
 
 /* try_acquire(n): lock-free; ok = 1 on success. */
 inline try_acquire(cnt)
 {
-	cur = balance;
+	cur = word;
 	do
-	:: cur < cnt -> ok = 0; break
+	:: BAL(cur) < cnt -> ok = 0; break
 	:: else ->
 		d_step {
 			if
-			:: balance == cur ->
-				balance = cur - cnt;
+			:: word == cur ->
+				word = cur - cnt * ONE;
 				held[id] = held[id] + cnt;
 				ok = 1
-			:: else -> cur = balance; ok = 0
+			:: else -> cur = word; ok = 0
 			fi
 		};
 		if
@@ -427,6 +631,52 @@ inline try_acquire(cnt)
 	cur = 0
 }
 
+/*
+ * Under the lock: take min(balance, cnt); if that is not enough, the same
+ * exchange leaves the word at exactly WAITERS. take = what was taken.
+ */
+inline drain_or_mark(cnt, nobit, isred)
+{
+	cur = word;
+	do
+	:: true ->
+		d_step {
+			take = MIN(BAL(cur), cnt);
+			if
+			:: take == cnt -> nw = cur - cnt * ONE
+			:: else ->
+				if
+				:: nobit -> nw = 0
+				:: else -> nw = WAITERS
+				fi
+			fi;
+#ifdef BROKEN_LINK_WITHOUT_DRAIN
+			if
+			:: take < cnt && !nobit -> take = 0; nw = cur | WAITERS
+			:: else -> skip
+			fi;
+#endif
+			if
+			:: word == cur ->
+				word = nw;
+				if
+				:: isred ->
+					debt = debt + cnt - take;
+					held[id] = held[id] + cnt
+				:: else -> acq[id] = take
+				fi;
+				ok = 1
+			:: else -> cur = word; ok = 0
+			fi
+		};
+		if
+		:: ok -> ok = 0; break
+		:: else -> skip
+		fi
+	od;
+	cur = 0; nw = 0
+}
+
 /* acquire(n), cancellable if canc; ok = 1 when the permits are held. */
 inline acquire(cnt, canc)
 {
@@ -435,61 +685,47 @@ inline acquire(cnt, canc)
 	:: ok -> skip
 	:: else ->
 		lock();
-		cur = balance;
-		do
-		:: true ->
-#ifdef BROKEN_LINK_WITHOUT_DRAIN
-			take = (cur >= cnt -> cnt : 0);
+#ifdef BROKEN_LINK_WITHOUT_BIT
+		drain_or_mark(cnt, 1, 0);
 #else
-			take = MIN(cur, cnt);
+		drain_or_mark(cnt, 0, 0);
 #endif
-			d_step {
-				if
-				:: balance == cur ->
-					balance = cur - take;
-					acq[id] = take;
-					ok = 1
-				:: else -> cur = balance; ok = 0
-				fi
-			};
-			if
-			:: ok -> ok = 0; break
-			:: else -> skip
-			fi
-		od;
-		cur = 0;
 		if
 		:: take == cnt ->
 			d_step {
-				if
-				:: take > 0 -> EVENT(E_SLOW_TAKE_ALL)
-				:: else -> skip
-				fi; held[id] = held[id] + acq[id]; acq[id] = 0 };
-			take = 0;
-			unlock();
+				EVENT(E_SLOW_TAKE_ALL);
+				held[id] = held[id] + acq[id];
+				acq[id] = 0;
+				take = 0;
+				unlock()
+			};
 			ok = 1
 		:: else ->
 			d_step {
 				want[id] = cnt;
 				needed[id] = cnt - take;
-				seq++;
-				ticket[id] = seq;
+				ticket[id] = qlen + 1;
 				q[qlen] = id;
 				qlen++;
 				if
 				:: qlen > 1 -> EVENT(E_TWO_WAITERS)
 				:: else -> skip
 				fi;
-				linked[id] = 1
+				linked[id] = 1;
+				live[id] = 1;
+				take = 0;
+				/* lock-protected state: link and unlock in
+				 * one step */
+				unlock()
 			};
-			take = 0;
-			unlock();
-			/* sleep: no end label, a waiter never woken is a
-			 * deadlock (invalid end state) */
+			/* sleep: no end label, a waiter never told it was
+			 * served is a deadlock (invalid end state) */
 			if	/* asleep */
-			:: woken[id] ->
+			:: done[id] ->
+				/* smp_load_acquire(&w.done) */
 				d_step {
-					woken[id] = 0;
+					done[id] = 0;
+					live[id] = 0;
 					held[id] = held[id] + acq[id];
 					acq[id] = 0
 				};
@@ -498,11 +734,22 @@ inline acquire(cnt, canc)
 				/* signal or timeout */
 				lock();
 				if
-				:: woken[id] ->
-					/* woken before we got the lock */
+				:: !linked[id] ->
+					/* served before we got the lock */
 					d_step {
-						EVENT(E_CANCEL_RACE);
-						woken[id] = 0;
+						if
+						:: done[id] -> EVENT(E_CANCEL_RACE)
+						:: else -> EVENT(E_CANCEL_WAIT_DONE)
+						fi;
+						unlock()
+					};
+#ifndef BROKEN_NO_DONE_WAIT
+					/* wait (uninterruptible) for done */
+					done[id];	/* asleep for done */
+#endif
+					d_step {
+						done[id] = 0;
+						live[id] = 0;
 						held[id] = held[id] + acq[id];
 						acq[id] = 0
 					};
@@ -522,9 +769,10 @@ inline acquire(cnt, canc)
 						q[qlen] = 0;
 						i = 0;
 						linked[id] = 0;
+						live[id] = 0;
 						want[id] = 0;
 						needed[id] = 0;
-						ticket[id] = 0;
+						untick(id);
 						/* give back what we were handed */
 						if
 						:: acq[id] > 0 -> EVENT(E_CANCEL_HANDBACK)
@@ -534,19 +782,50 @@ inline acquire(cnt, canc)
 						acq[id] = 0
 					};
 					locked_release();
-					assert(infl[id] == 0);	/* never refused */
+					d_step {
+						assert(infl[id] == 0);	/* never refused */
+						if
+						:: !(word & WAITERS) -> EVENT(E_CANCEL_CLEARS)
+						:: else -> skip
+						fi;
+						unlock()
+					};
+					publish_done();
 					ok = 0
-				fi;
-				unlock()
+				fi
 			fi
 		fi
 	fi
 }
 
+/*
+ * reduce(n): under the lock, take what the balance holds; the rest becomes
+ * a debt, with WAITERS set in the same exchange. The process then brings
+ * the n permits back with a release (capacity restored), so that every
+ * waiter can still be served.
+ */
+inline reduce(cnt)
+{
+	lock();
+#ifdef BROKEN_DEBT_WITHOUT_BIT
+	drain_or_mark(cnt, 1, 1);
+#else
+	drain_or_mark(cnt, 0, 1);
+#endif
+	d_step {
+		if
+		:: take < cnt -> EVENT(E_DEBT)
+		:: else -> skip
+		fi;
+		take = 0;
+		unlock()
+	}
+}
+
 proctype P(byte id)
 {
-	byte n, cur, take, rem, k, w, i, ops;
-	bit ok, c, mine, handed;
+	byte n, cur, nw, take, rem, k, w, i, j, ops, served, r;
+	bit ok, mine;
 
 #ifdef OVERFLOW
 	/* Release one permit obtained from outside the semaphore. */
@@ -565,8 +844,12 @@ proctype P(byte id)
 #if CANCEL
 		:: acquire(n, 1)
 #endif
+#if REDUCE
+		:: reduce(n)
+#endif
 		fi;
-		/* release everything acquired, in one or several calls */
+		ok = 0;
+		/* release everything held, in one or several calls */
 		if
 		:: held[id] == 0 -> skip
 		:: held[id] > 0 -> n = held[id]; release(n)
@@ -594,13 +877,15 @@ init
 		p = 0
 	}
 	(nfin == NPROC);
-	assert(qlen == 0 && lk == 0 && contended == 0);
-	assert(SUM3(acq) == 0 && SUM3(infl) == 0);
-	assert(balance + SUM3(held) == TOTAL);
+	assert(qlen == 0 && lk == 0 && debt == 0);
+	assert(SUM3(acq) == 0 && SUM3(infl) == 0 && SUM3(live) == 0);
+	assert(done[0] + done[1] + done[2] == 0);
+	assert((word & FLAGS) == 0);
+	assert(BAL(word) + SUM3(held) == TOTAL);
 #ifdef OVERFLOW
 	/* INIT == MAX - 1, two releases of 1: exactly one lands */
-	assert(balance == MAX && refusals == 1 && landed == 1);
+	assert(word == MAX * ONE && refusals == 1 && landed == 1);
 #else
-	assert(balance == INIT && refusals == 0)
+	assert(word == INIT * ONE)
 #endif
 }

@@ -6,13 +6,14 @@
 #   scripts/check-model.sh [-q] [-k DIR]
 #
 #   -q      quick: skip the largest configuration (3 processes, 2 operations
-#           each: ~52M states, ~1 minute, ~2.6 GB of memory)
+#           each: ~34M states, ~1 minute of CPU, ~1.8 GB of memory)
 #   -k DIR  keep the generated verifiers, pan's output and the counterexample
 #           trails (with their replays) in DIR instead of a temporary directory
 #
-# Every correct configuration must verify with errors: 0 and a complete
-# search; every coverage witness and broken variant (a) must produce a
-# violation. Exits non-zero on any unexpected result.
+# Every correct configuration (the psem, seed, locked and mixed release
+# rules) must verify with errors: 0 and a complete search; every coverage
+# witness and broken variant (a)-(f) must produce a violation; variant (g)
+# must not. Exits non-zero on any unexpected result.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -110,10 +111,10 @@ search() {
 # verify LABEL HASH_BITS DEFINES...: the correct model must verify
 # exhaustively (no bitstate hashing: -w only sizes the hash table)
 verify() {
-	local label=$1 hashw=$2 dir
+	local label=$1 hashw=$2 dir mem
 	shift 2
 	dir=$work/verify-$(echo "$label" | tr -c 'a-z0-9\n' '-')
-	build "$dir" "-O2 -DCOLLAPSE" -- "$@"
+	build "$dir" "-O1 -DCOLLAPSE" -- "$@"
 	search "$dir" -m20000 -w"$hashw"
 	if grep -q 'max search depth too small' "$dir/pan.out"; then
 		die_unexpected "$label: search truncated (max search depth too small)"
@@ -123,7 +124,8 @@ verify() {
 		die_unexpected "$label: FAILED, errors: $errors: $first_error (trail in $dir)"
 		return 1
 	fi
-	echo "model: $label: verified, $stored states stored, $trans transitions, errors: 0 (depth $depth, ${elapsed}s)"
+	mem=$(awk '/total actual memory usage/ { printf "%d", $1; exit }' "$dir/pan.out")
+	echo "model: $label: verified, $stored states stored, $trans transitions, errors: 0 (depth $depth, ${mem} MB, ${elapsed}s)"
 	total_states=$((total_states + stored))
 }
 
@@ -138,14 +140,24 @@ describe() {
 		else
 			echo "invalid end state (deadlock)"
 		fi ;;
-	*"(balance==0)||(qlen==0)"*)
-		echo "assertion: balance > 0 while a waiter is linked" ;;
-	*"balance<needed"*)
+	*"((word&1)||((qlen==0)&&(debt==0)))"*)
+		echo "assertion I1: WAITERS clear while a waiter is linked or a debt owed" ;;
+	*"||(word==1))"*)
+		echo "assertion I2: WAITERS set but the word is not exactly WAITERS" ;;
+	*"((word/4)==0)||((qlen==0)"*)
+		echo "assertion: balance > 0 while a waiter is linked or a debt owed" ;;
+	*"(word/4)<needed"*)
 		echo "assertion: lost wake-up (a linked waiter could be served)" ;;
-	*"ticket[w]>lastdone"*)
+	*"live[i]"*)
+		echo "assertion: done published to a waiter that has returned (its stack is gone)" ;;
+	*"ticket[w]==1"*)
 		echo "assertion: FIFO order broken" ;;
+	*"((word/4)<=("*)
+		echo "assertion: the balance exceeds the semaphore's permits (a debt not honoured)" ;;
 	*"outside)=="*)
 		echo "assertion: conservation (a permit lost or created)" ;;
+	*"(lk==0))&&(debt==0)"*)
+		echo "assertion at the end: a debt never paid" ;;
 	*)
 		echo "${first_error:0:100}" ;;
 	esac
@@ -167,6 +179,17 @@ expect_violation() {
 	echo "model: broken($label): violation found (expected): $(describe "$dir"); trail of ${depth} steps, $stored states, ${elapsed}s"
 }
 
+# print_trail LABEL: the counterexample of broken(LABEL), reduced to the
+# steps on shared state
+print_trail() {
+	local dir
+	dir=$work/broken-$(echo "$1" | tr -c 'a-z0-9\n' '-')
+	echo "model:   trail (shared-state steps; pid 2 = P(0), pid 3 = P(1)):"
+	grep -E '^ *[0-9]+:\s+proc +[0-9]+ \(P:1\)' "$dir/replay.txt" |
+		grep -E '\[(cur = word|word = |lk = |linked\[id\] = |needed\[id\] = |debt = |done\[i\] = |done\[id\] = 0)' |
+		sed -E 's/^ *([0-9]+):\s+proc +([0-9]+) \(P:1\) psem.pml:([0-9]+) \(state [0-9]+\)\s+\[(.*)\]$/model:     step \1: pid \2, line \3: \4/'
+}
+
 # witness CONFIG_NAME EVENT_NUMBER EVENT_NAME DEFINES...: the event must be
 # reachable (the assertion it trips with -DREACH must fail)
 witness() {
@@ -186,26 +209,40 @@ total_states=0
 echo "model: spin $(spin -V | awk '{ print $3 }'), $model"
 
 # --- the correct model -------------------------------------------------------
-# The largest configuration (~52M states, ~2.6 GB) runs in the background,
+# The largest configuration (~34M states, ~1.8 GB) runs in the background,
 # on the second core, while the rest are checked.
 if [ "$quick" = 0 ]; then
 	set -m		# the job gets its own process group, for cleanup
-	verify "psem 3 procs (2 ops each, init 2, max 3)" 26 \
+	verify "psem rule, 3 procs (2 ops each, init 2, max 3)" 26 \
 		-DNPROC=3 -DOPS=2 -DINIT=2 -DMAX=3 >"$work/big.log" 2>&1 &
 	big_pid=$!
 	set +m
 fi
-verify "psem 2 procs (3 ops each, init 2, max 3)" 24 -DNPROC=2 -DOPS=3 -DINIT=2 -DMAX=3 || true
-verify "psem 3 procs (1 op each, init 2, max 3)" 24 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
-verify "psem 3 procs (1 op each, init 3, max 4)" 24 -DNPROC=3 -DOPS=1 -DINIT=3 -DMAX=4 || true
+# The default rule (zero_release=1): the fast release at any balance while
+# no flag is set.
+verify "psem rule, 2 procs (3 ops each, init 2, max 3)" 24 -DNPROC=2 -DOPS=3 -DINIT=2 -DMAX=3 || true
+verify "psem rule, 3 procs (1 op each, init 2, max 3)" 24 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
+verify "psem rule, 3 procs (1 op each, init 3, max 4)" 24 -DNPROC=3 -DOPS=1 -DINIT=3 -DMAX=4 || true
 # Two releases of 1 racing from MAX - 1: exactly one lands, one is refused
 # with nothing added or handed out, the balance ends at MAX.
-verify "overflow (2 releases of 1 from max-1, max 3)" 18 -DOVERFLOW -DNPROC=2 -DINIT=2 -DMAX=3 || true
-verify "overflow (2 releases of 1 from max-1, max 4)" 18 -DOVERFLOW -DNPROC=2 -DINIT=3 -DMAX=4 || true
+verify "psem rule, overflow (2 releases of 1 from max-1, max 3)" 18 -DOVERFLOW -DNPROC=2 -DINIT=2 -DMAX=3 || true
+verify "psem rule, overflow (2 releases of 1 from max-1, max 4)" 18 -DOVERFLOW -DNPROC=2 -DINIT=3 -DMAX=4 || true
+# The seed's rule (zero_release=0: fast only on a positive balance), with
+# the contention flag (seed+flag) and without (seed).
+verify "seed rule + flag, 2 procs (3 ops each, init 2, max 3)" 24 -DRULE=1 -DNPROC=2 -DOPS=3 -DINIT=2 -DMAX=3 || true
+verify "seed rule + flag, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=1 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
+verify "seed rule, no flag, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=1 -DFLAG=0 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
+verify "seed rule, overflow (2 releases of 1 from max-1, max 3)" 18 -DRULE=1 -DOVERFLOW -DNPROC=2 -DINIT=2 -DMAX=3 || true
+# Every release locked (fast_release=0).
+verify "locked rule, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=0 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
+# The switches flipped while releases run: each release picks a rule.
+verify "any rule per release, 2 procs (3 ops each, init 2, max 3)" 24 -DRULE=3 -DNPROC=2 -DOPS=3 -DINIT=2 -DMAX=3 || true
+verify "any rule per release, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=3 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
 
 # --- coverage: the interesting races do happen in the checked configurations --
 reached=()
 base=(-DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3)
+ovf=(-DOVERFLOW -DNPROC=2 -DINIT=2 -DMAX=3)
 witness "3 procs" 1 flag-trip "${base[@]}"
 witness "3 procs" 2 flag-honoured "${base[@]}"
 witness "3 procs" 3 fast-cas-fail "${base[@]}"
@@ -213,27 +250,53 @@ witness "3 procs" 4 two-waiters "${base[@]}"
 witness "3 procs" 5 partial-handoff "${base[@]}"
 witness "3 procs" 6 cancel-handback "${base[@]}"
 witness "3 procs" 7 cancel-race "${base[@]}"
-witness "3 procs" 9 locked-add-positive "${base[@]}"
+witness "3 procs" 9 locked-add-no-waiter "${base[@]}"
 witness "3 procs" 10 slow-take-all "${base[@]}"
-witness "overflow" 8 refuse -DOVERFLOW -DNPROC=2 -DINIT=2 -DMAX=3
-echo "model: coverage: ${#reached[@]}/10 events reachable (${reached[*]})"
+witness "3 procs" 11 fast-at-zero "${base[@]}"
+witness "3 procs" 12 cancel-waits-for-done "${base[@]}"
+witness "3 procs" 13 debt "${base[@]}"
+witness "3 procs" 14 debt-before-waiter "${base[@]}"
+witness "3 procs" 15 clear-and-add "${base[@]}"
+witness "3 procs" 16 cancel-clears "${base[@]}"
+witness "3 procs" 17 all-held-fast "${base[@]}"
+witness "3 procs" 18 trip-at-zero "${base[@]}"
+witness "overflow" 8 refuse "${ovf[@]}"
+witness "overflow" 19 refuse-after-trip "${ovf[@]}"
+echo "model: coverage: ${#reached[@]}/19 events reachable (${reached[*]})"
 
-# --- broken variant (a): permits reach the balance while a waiter is linked --
-if expect_violation release-with-waiter -DBROKEN_RELEASE_WITH_WAITER -DNPROC=2 -DOPS=2; then
-	# the counterexample, reduced to the steps on shared state
-	echo "model:   trail (shared-state steps; pid 2 = P(0), pid 3 = P(1)):"
-	grep -E '^ *[0-9]+:\s+proc +[0-9]+ \(P:1\)' "$work/broken-release-with-waiter/replay.txt" |
-		grep -E '\[(cur = balance|balance = |lk = |linked\[id\] = |needed\[id\] = |woken\[|contended = )' |
-		sed -E 's/^ *([0-9]+):\s+proc +([0-9]+) \(P:1\) psem.pml:([0-9]+) \(state [0-9]+\)\s+\[(.*)\]$/model:     step \1: pid \2, line \3: \4/'
+# --- broken variants: each must be caught ------------------------------------
+# Each also runs with the queue assertions (I1, I2, the seed's invariant,
+# no lost wake-up) off, to show what the bug does: a waiter stranded, a
+# debt never honoured.
+brk=(-DNPROC=2 -DOPS=2)
+# (a) the bit cleared while a waiter is still linked
+if expect_violation clear-with-waiter -DBROKEN_CLEAR_WITH_WAITER "${brk[@]}"; then
+	print_trail clear-with-waiter
 fi
-# the same bugs without the queue assertions: a waiter is stranded
+expect_violation "clear-with-waiter, queue asserts off" \
+	-DBROKEN_CLEAR_WITH_WAITER -DNO_QUEUE_INV "${brk[@]}" || true
+# (b) a waiter that links without setting the bit
+if expect_violation link-without-bit -DBROKEN_LINK_WITHOUT_BIT "${brk[@]}"; then
+	print_trail link-without-bit
+fi
+expect_violation "link-without-bit, queue asserts off" \
+	-DBROKEN_LINK_WITHOUT_BIT -DNO_QUEUE_INV "${brk[@]}" || true
+# (c) a debt recorded without setting the bit
+expect_violation debt-without-bit -DBROKEN_DEBT_WITHOUT_BIT "${brk[@]}" || true
+expect_violation "debt-without-bit, queue asserts off" \
+	-DBROKEN_DEBT_WITHOUT_BIT -DNO_QUEUE_INV "${brk[@]}" || true
+# (d) permits added to the word while a waiter is linked (no hand-off)
+expect_violation release-with-waiter -DBROKEN_RELEASE_WITH_WAITER "${brk[@]}" || true
 expect_violation "release-with-waiter, queue asserts off" \
-	-DBROKEN_RELEASE_WITH_WAITER -DNO_QUEUE_INV -DNPROC=2 -DOPS=2 || true
-expect_violation link-without-drain -DBROKEN_LINK_WITHOUT_DRAIN -DNPROC=2 -DOPS=2 || true
+	-DBROKEN_RELEASE_WITH_WAITER -DNO_QUEUE_INV "${brk[@]}" || true
+# (e) a waiter linked without draining the balance
+expect_violation link-without-drain -DBROKEN_LINK_WITHOUT_DRAIN "${brk[@]}" || true
 expect_violation "link-without-drain, queue asserts off" \
-	-DBROKEN_LINK_WITHOUT_DRAIN -DNO_QUEUE_INV -DNPROC=2 -DOPS=2 || true
+	-DBROKEN_LINK_WITHOUT_DRAIN -DNO_QUEUE_INV "${brk[@]}" || true
+# (f) a served waiter that cancels returns before its releaser published done
+expect_violation no-done-wait -DBROKEN_NO_DONE_WAIT "${brk[@]}" || true
 
-# --- variant (b): the fast release retries its exchange in a loop -------------
+# --- variant (g): the fast release retries its exchange in a loop -------------
 # Expected to be a performance problem only (cache-line ping-pong, a locked
 # release kept waiting longer); a safety violation here would contradict that.
 b_states=0
@@ -242,7 +305,7 @@ for cfg in "-DNPROC=2 -DOPS=3 -DINIT=2 -DMAX=3" \
 	   "-DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3" \
 	   "-DNPROC=3 -DOPS=1 -DINIT=3 -DMAX=4"; do
 	# shellcheck disable=SC2086
-	build "$work/fast-retry" "-O2 -DCOLLAPSE" -- -DBROKEN_FAST_RETRY $cfg
+	build "$work/fast-retry" "-O1 -DCOLLAPSE" -- -DBROKEN_FAST_RETRY $cfg
 	search "$work/fast-retry" -m20000 -w24
 	if [ "$errors" != 0 ] || grep -q 'max search depth too small' "$work/fast-retry/pan.out"; then
 		die_unexpected "broken(fast-retry): safety violation or truncated search in [$cfg]: $first_error"
