@@ -36,8 +36,9 @@
 #
 # Environment (all optional):
 #   QUICK=1                  the reduced matrix
-#   KVER                     the kernel to boot, installed in /boot with its
-#                            headers (default: the newest non-RT 6.1 one)
+#   KVER                     the kernel to boot: a version installed in /boot
+#                            with its headers, or a kind (6.1, 6.1-rt, 6.12,
+#                            6.12-rt); default 6.1
 #   PSEM_BENCH_SMP           guest CPUs for boot 2 (default: host CPUs)
 #   PSEM_BENCH_THREADS       contention thread counts (default: 2, 4, 8, ...
 #                            up to PSEM_BENCH_SMP)
@@ -62,34 +63,12 @@ set -euo pipefail
 cd "$top"
 start=$SECONDS
 
-# The kernel: KVER=<version> (make bench KVER=...) names one installed in
-# /boot with its headers; by default the newest non-RT Debian 6.1 kernel,
-# the stock kernel the issue's targets are set on (other kernels, such as
-# the PREEMPT_RT and 6.12 ones the test flavours install, only on request),
-# else what scripts/stock-kernel.sh finds.
-headers_of() {	# VER: print its headers tree, or fail
-	local d
-	for d in "/lib/modules/$1/build" "/usr/src/linux-headers-$1"; do
-		if [ -f "$d/Makefile" ] && [ -f "$d/Module.symvers" ]; then
-			echo "$d"
-			return 0
-		fi
-	done
-	return 1
-}
-if [ -z "${KVER:-}" ]; then
-	KVER=$(find /boot -maxdepth 1 -name 'vmlinuz-6.1.*' -printf '%f\n' |
-		sed 's/^vmlinuz-//' | grep -v -- '-rt-' | sort -rV |
-		while read -r v; do headers_of "$v" >/dev/null && { echo "$v"; break; }; done)
-fi
-if [ -n "${KVER:-}" ]; then
-	KERNEL=/boot/vmlinuz-$KVER
-	KDIR=$(headers_of "$KVER") ||
-		{ echo "bench: no headers tree for $KVER (install linux-headers-$KVER)" >&2; exit 2; }
-	[ -r "$KERNEL" ] || { echo "bench: $KERNEL missing or unreadable" >&2; exit 2; }
-else
-	eval "$(scripts/stock-kernel.sh)"	# KERNEL=..., KDIR=...
-fi
+# The kernel: KVER= (make bench KVER=...) as scripts/stock-kernel.sh takes
+# it, a version or a kind (6.1, 6.1-rt, 6.12, 6.12-rt); by default 6.1, the
+# newest generic Debian 6.1 kernel, the stock kernel issue 8's targets are
+# set on (the PREEMPT_RT and 6.12 kernels only on request).
+stock=$(scripts/stock-kernel.sh "${KVER:-6.1}") || exit 2
+eval "$stock"	# KERNEL=..., KDIR=...
 kver=$(basename "$KERNEL")
 kver=${kver#vmlinuz-}
 for opt in CONFIG_LOCKDEP CONFIG_KCSAN CONFIG_KASAN CONFIG_DEBUG_LOCK_ALLOC CONFIG_PROVE_LOCKING; do
