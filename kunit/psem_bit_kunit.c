@@ -214,13 +214,19 @@ static struct kunit_suite pbt_suite = {
  * bit adds lock-free, while an acquirer that found nothing to take is
  * about to set the bit and link. One of the two exchanges wins; either the
  * acquirer takes what the release added, or the release sees the bit and
- * hands the permit over under the lock. A wrong bit leaves the acquirer
- * asleep on a permit sitting in the balance: its hang guard fails the test.
+ * hands the permits over under the lock. A wrong bit leaves the acquirer
+ * asleep on permits sitting in the balance: its hang guard fails the test.
  *
- * Pairs of helpers, an acquirer and a releaser on two CPUs, per psem.
+ * Pairs of helpers, an acquirer and a releaser on two CPUs, per psem. In
+ * each round the balance starts at zero; the acquirer announces the round
+ * and asks for k permits, and the releaser, once it sees the announcement,
+ * releases exactly k in one call, so that the release lands somewhere in
+ * the acquirer's path from its failed lock-free take to its sleep.
  */
 struct pbt_pair {
 	struct psem	*sem;
+	unsigned int	round;	/* announced by the acquirer */
+	long		k;	/* what it asks for in that round */
 	long		moved;
 };
 
@@ -232,9 +238,12 @@ static int pbt_acquirer_fn(struct pkt_thread *t)
 
 	if (!pkt_wait_step(t, 1))
 		return -EINTR;
-	for (i = 0; i < t->iters && !pkt_aborted(t); i++) {
+	for (i = 1; i <= t->iters && !pkt_aborted(t); i++) {
 		long k = 1 + (pkt_rand(&t->seed) & 1);
 
+		WRITE_ONCE(p->k, k);
+		/* Publishes @k; pairs with the acquire in the releaser. */
+		smp_store_release(&p->round, i);
 		pkt_note(&err, psem_acquire(p->sem, k));
 		WRITE_ONCE(p->moved, p->moved + k);	/* only this helper */
 		pkt_progress(t);
@@ -250,10 +259,14 @@ static int pbt_releaser_fn(struct pkt_thread *t)
 
 	if (!pkt_wait_step(t, 1))
 		return -EINTR;
-	/* Two single permits per round: the acquirer wants 1 or 2. */
-	for (i = 0; i < t->iters && !pkt_aborted(t); i++) {
-		pkt_note(&err, psem_release(p->sem, 1));
-		pkt_note(&err, psem_release(p->sem, 1));
+	for (i = 1; i <= t->iters && !pkt_aborted(t); i++) {
+		unsigned int spins = 0;
+
+		/* Pairs with the release in the acquirer. */
+		while (smp_load_acquire(&p->round) < i && !pkt_aborted(t))
+			if (++spins % 1024 == 0)
+				schedule_timeout_uninterruptible(1);
+		pkt_note(&err, psem_release(p->sem, READ_ONCE(p->k)));
 		pkt_progress(t);
 	}
 	return err;
@@ -305,19 +318,18 @@ static void psem_test_bit_lost_wakeup(struct kunit *test)
 
 	for (i = 0; i < nr; i++) {
 		struct psem *sem = pairs[i]->sem;
-		long left = 2L * race_iters - pairs[i]->moved;
 
-		/* The acquirer may have stopped short of the last permits. */
 		KUNIT_EXPECT_EQ(test, acq[i]->ret, 0);
-		KUNIT_EXPECT_GE(test, left, 0L);
-		KUNIT_EXPECT_EQ_MSG(test, psem_available(sem), left, "pair %u", i);
+		/* Every round moved its k from the releaser to the acquirer. */
+		KUNIT_EXPECT_EQ_MSG(test, psem_available(sem), 0L, "pair %u", i);
 		KUNIT_EXPECT_EQ(test, pkt_flags(sem), 0L);
 		KUNIT_EXPECT_EQ(test, pkt_nr_waiters(sem), 0U);
 	}
-	/* Both sides of the window were exercised. */
-	KUNIT_EXPECT_GT(test, pkt_stat(PSEM_STAT_FAST_RELEASE), 0ULL);
-	KUNIT_EXPECT_GT(test, pkt_stat(PSEM_STAT_SLEEP), 0ULL);
-	kunit_info(test, "pairs %u: fast %llu locked %llu sleeps %llu hand-offs %llu\n",
+	/*
+	 * Which side won each round is up to the CPUs: no assertion on it,
+	 * only a report. A lost wake-up fails the hang guard above.
+	 */
+	kunit_info(test, "pairs %u: fast %llu locked %llu linked %llu hand-offs %llu\n",
 		   nr, pkt_stat(PSEM_STAT_FAST_RELEASE),
 		   pkt_stat(PSEM_STAT_LOCKED_RELEASE), pkt_stat(PSEM_STAT_SLEEP),
 		   pkt_stat(PSEM_STAT_HANDOFF));
@@ -329,7 +341,8 @@ static void psem_test_bit_lost_wakeup(struct kunit *test)
  * final word must be the initial balance with no flag, no debt and
  * nobody linked. Run once per release rule.
  */
-#define PBT_BALANCE	3
+/* Covers the largest request, so that every acquire can be met. */
+#define PBT_BALANCE	(PKT_MAX_TAKE + 2)
 
 static int pbt_mixed_fn(struct pkt_thread *t)
 {
