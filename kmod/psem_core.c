@@ -103,10 +103,13 @@ static noinline __cold int psem_bad_count(const char *fn, long n,
 	return -EINVAL;
 }
 
-/* Whether @n is outside 1..PSEM_MAX_PERMITS, in one compare. */
+/*
+ * Whether @n is outside 0..PSEM_MAX_PERMITS: one shift and a branch. Zero
+ * goes on through the paths like any count and changes nothing.
+ */
 static __always_inline bool psem_count_odd(long n)
 {
-	return unlikely((unsigned long)n - 1 >= PSEM_MAX_PERMITS);
+	return unlikely((unsigned long)n > PSEM_MAX_PERMITS);
 }
 
 void __psem_init(struct psem *sem, long permits, const char *name,
@@ -204,12 +207,48 @@ int psem_add_balance(struct psem *sem, long cur, long n, unsigned long ip)
 	}
 }
 
+/*
+ * The lock-free release under the other two rules, out of line so that
+ * psem's own rule pays one patched jump for the choice: the seed's rule
+ * (a positive balance and the flag clear), or none at all. Tried by the
+ * locked path before it takes the lock.
+ */
+bool psem_release_fast_other(struct psem *sem, long n)
+{
+	long cur;
+
+	if (!static_branch_likely(&psem_fast_release_key))
+		return false;
+	/* ACQUIRE, and the exchange below: as in psem_release_fast(). */
+	cur = atomic_long_read_acquire(&sem->count);
+	if (cur < PSEM_ONE || (cur & PSEM_CONTENDED)) {
+		if (cur & PSEM_CONTENDED)
+			psem_stat(PSEM_STAT_FLAG_HONOURED);
+		return false;
+	}
+	if ((unsigned long)cur + n * PSEM_ONE > READ_ONCE(sem->limit))
+		return false;
+	/* RELEASE: as in psem_release_fast(). */
+	if (atomic_long_try_cmpxchg_release(&sem->count, &cur,
+					    cur + n * PSEM_ONE)) {
+		psem_stat(PSEM_STAT_FAST_RELEASE);
+		if (trace_psem_release_enabled())
+			trace_psem_release(sem, n, true);
+		return true;
+	}
+	psem_stat(PSEM_STAT_FAST_CAS_FAIL);
+	return false;
+}
+
 int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
 {
 	LIST_HEAD(wake);
 	unsigned long flags;
 	int ret;
 
+	if (!static_branch_likely(&psem_rule_key) &&
+	    psem_release_fast_other(sem, n))
+		return 0;
 	psem_stat(PSEM_STAT_LOCKED_RELEASE);
 	trace_psem_release(sem, n, false);
 	spin_lock_irqsave(&sem->wq.lock, flags);
@@ -238,7 +277,7 @@ int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
 int psem_release(struct psem *sem, long n)
 {
 	if (psem_count_odd(n))
-		return n ? psem_bad_count(__func__, n, _RET_IP_) : 0;
+		return psem_bad_count(__func__, n, _RET_IP_);
 	if (psem_release_fast(sem, n))
 		return 0;
 	return __psem_release_locked(sem, n, _RET_IP_);
@@ -260,7 +299,7 @@ EXPORT_SYMBOL_NS_GPL(psem_release, PSEM);
 int psem_release_all_held(struct psem *sem, long n)
 {
 	if (psem_count_odd(n))
-		return n ? psem_bad_count(__func__, n, _RET_IP_) : 0;
+		return psem_bad_count(__func__, n, _RET_IP_);
 	if (psem_release_all_fast(sem, n))
 		return 0;
 	return __psem_release_locked(sem, n, _RET_IP_);
@@ -308,11 +347,18 @@ static __always_inline int psem_acquire_common(struct psem *sem, long n,
 					       unsigned int state, long timeout,
 					       const char *fn, unsigned long ip)
 {
-	might_sleep();
-	if (unlikely((unsigned long)n > PSEM_MAX_PERMITS))
+	if (psem_count_odd(n))
 		return psem_bad_count(fn, n, ip);
-	if (psem_take(sem, n))
+	/*
+	 * might_sleep() on both paths, after the take, so that the fast
+	 * path ends in a tail call; a call from atomic context is reported
+	 * whether it would have slept or not.
+	 */
+	if (psem_take(sem, n)) {
+		might_sleep();
 		return 0;
+	}
+	might_sleep();
 	if (timeout <= 0)	/* a zero timeout only tries */
 		return psem_try_failed(sem, n);
 	return psem_acquire_slow(sem, n, state, timeout);
@@ -458,8 +504,10 @@ int psem_reduce(struct psem *sem, long n)
 	unsigned long flags;
 	int ret = 0;
 
-	if (psem_count_odd(n))
+	if (unlikely(n <= 0))
 		return n ? psem_bad_count(__func__, n, _RET_IP_) : 0;
+	if (n > PSEM_MAX_PERMITS)
+		return psem_bad_count(__func__, n, _RET_IP_);
 	if (sem->capped && psem_refuse("reduce of a psem with a capacity; use psem_resize()\n"))
 		return -EINVAL;
 	spin_lock_irqsave(&sem->wq.lock, flags);

@@ -18,6 +18,8 @@
 
 DECLARE_STATIC_KEY_TRUE(psem_fast_release_key);
 DECLARE_STATIC_KEY_TRUE(psem_zero_release_key);
+/* On exactly when both of the above are: psem's own rule, the default. */
+DECLARE_STATIC_KEY_TRUE(psem_rule_key);
 DECLARE_STATIC_KEY_TRUE(psem_contention_flag_key);
 DECLARE_STATIC_KEY_FALSE(psem_stats_key);
 
@@ -83,10 +85,12 @@ static __always_inline bool psem_take(struct psem *sem, long n)
 {
 	long cur, want = n * PSEM_ONE;
 
-	if (unlikely(!n))	/* no write: zero permits change nothing */
-		return atomic_long_read(&sem->count) >= 0;	/* not closed */
+	/*
+	 * No test for n == 0: it exchanges the word with itself, changing
+	 * nothing, and fails on a closed (negative) word like any take.
+	 */
 	cur = atomic_long_read(&sem->count);	/* relaxed: rechecked */
-	do {
+	for (;;) {
 		/*
 		 * With PSEM_WAITERS set the word is PSEM_WAITERS, below any
 		 * want: a try never overtakes a waiter. A closed word is
@@ -101,19 +105,12 @@ static __always_inline bool psem_take(struct psem *sem, long n)
 		 * in the chain of RMWs before it (LKMM rmw-sequences, v6.3+;
 		 * see Documentation/design.rst).
 		 */
-	} while (!atomic_long_try_cmpxchg_acquire(&sem->count, &cur, cur - want));
-	return true;
+		if (atomic_long_try_cmpxchg_acquire(&sem->count, &cur, cur - want))
+			return true;
+	}
 }
 
-/* Whether the rule in force lets a release see @cur as lock-free. */
-static __always_inline bool psem_fast_ok(long cur)
-{
-	/* The seed's rule: a positive balance, and the flag clear. */
-	if (!static_branch_likely(&psem_zero_release_key))
-		return cur >= PSEM_ONE && !(cur & PSEM_CONTENDED);
-	/* psem's rule: nobody waits and the flag is clear; any balance. */
-	return !(cur & PSEM_FLAGS);
-}
+bool psem_release_fast_other(struct psem *sem, long n);
 
 /*
  * The fast path: one strong compare-exchange while nobody waits. No retry
@@ -124,7 +121,11 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 {
 	long cur;
 
-	if (!static_branch_likely(&psem_fast_release_key))
+	/*
+	 * The seed's rule, or every release locked: the locked path tries
+	 * those first (psem_release_fast_other()), out of line.
+	 */
+	if (!static_branch_likely(&psem_rule_key))
 		return false;
 	/*
 	 * ACQUIRE (a plain load on x86): orders the read of @limit after
@@ -134,7 +135,8 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	 * else is rechecked by the exchange.
 	 */
 	cur = atomic_long_read_acquire(&sem->count);
-	if (unlikely(!psem_fast_ok(cur)))
+	/* psem's rule: nobody waits and the flag is clear; any balance. */
+	if (unlikely(cur & PSEM_FLAGS))
 		goto slow;
 	/*
 	 * Over the capacity (or closed: a negative word is a huge unsigned
@@ -176,8 +178,7 @@ static __always_inline bool psem_release_all_fast(struct psem *sem, long n)
 {
 	long cur = 0;
 
-	if (!static_branch_likely(&psem_fast_release_key) ||
-	    !static_branch_likely(&psem_zero_release_key))
+	if (!static_branch_likely(&psem_rule_key))
 		return false;
 	/* RELEASE: as in psem_release_fast(). */
 	if (likely(atomic_long_try_cmpxchg_release(&sem->count, &cur,

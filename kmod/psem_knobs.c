@@ -27,6 +27,7 @@
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
@@ -34,6 +35,9 @@
 
 DEFINE_STATIC_KEY_TRUE(psem_fast_release_key);
 DEFINE_STATIC_KEY_TRUE(psem_zero_release_key);
+DEFINE_STATIC_KEY_TRUE(psem_rule_key);
+/* Serialises the two switches behind psem_rule_key. */
+static DEFINE_MUTEX(psem_rule_lock);
 DEFINE_STATIC_KEY_TRUE(psem_contention_flag_key);
 DEFINE_STATIC_KEY_FALSE(psem_stats_key);
 DEFINE_PER_CPU(struct psem_cpu_stats, psem_cpu_stats);
@@ -102,6 +106,17 @@ static void psem_set_key(struct static_key_true *key, bool on)
 		static_branch_disable(key);
 }
 
+/* Sets one switch of the release rule, and psem_rule_key to match. */
+static void psem_set_rule(struct static_key_true *key, bool on)
+{
+	mutex_lock(&psem_rule_lock);
+	psem_set_key(key, on);
+	psem_set_key(&psem_rule_key,
+		     static_key_enabled(&psem_fast_release_key) &&
+		     static_key_enabled(&psem_zero_release_key));
+	mutex_unlock(&psem_rule_lock);
+}
+
 /** psem_fast_release_enabled - whether releases try the lock-free path */
 bool psem_fast_release_enabled(void)
 {
@@ -117,7 +132,7 @@ EXPORT_SYMBOL_NS_GPL(psem_fast_release_enabled, PSEM_KNOBS);
  */
 void psem_set_fast_release(bool on)
 {
-	psem_set_key(&psem_fast_release_key, on);
+	psem_set_rule(&psem_fast_release_key, on);
 }
 EXPORT_SYMBOL_NS_GPL(psem_set_fast_release, PSEM_KNOBS);
 
@@ -137,7 +152,7 @@ EXPORT_SYMBOL_NS_GPL(psem_zero_release_enabled, PSEM_KNOBS);
  */
 void psem_set_zero_release(bool on)
 {
-	psem_set_key(&psem_zero_release_key, on);
+	psem_set_rule(&psem_zero_release_key, on);
 }
 EXPORT_SYMBOL_NS_GPL(psem_set_zero_release, PSEM_KNOBS);
 
