@@ -72,4 +72,8 @@ void psem_set_quiet_warnings(bool on);
 u64 psem_warn_count(void);
 u64 psem_warn_site_count(void);
 
+struct psem;
+struct seq_file;
+void psem_debugfs_show(struct seq_file *m, struct psem *sem);
+
 #endif /* _PSEM_KNOBS_H */

@@ -47,10 +47,17 @@ static const char *const psem_kind_names[] = {
 	[PSEM_WAIT_ASYNC]	= "async",
 };
 
-static int psem_view_show(struct seq_file *m, void *unused)
+/**
+ * psem_debugfs_show - print what a psem's debugfs view shows
+ * @m:   where to print
+ * @sem: the semaphore
+ *
+ * The body of /sys/kernel/debug/psem/sems/<name>, for the view and for
+ * tests (the file itself cannot be read with kernel_read()). Takes the
+ * queue lock, so not from a context that holds it.
+ */
+void psem_debugfs_show(struct seq_file *m, struct psem *sem)
 {
-	struct psem_view *v = m->private;
-	struct psem *sem = v->sem;
 	struct psem_waiter *w;
 	unsigned long now = jiffies;
 	unsigned int nr = 0;
@@ -84,6 +91,14 @@ static int psem_view_show(struct seq_file *m, void *unused)
 	}
 	spin_unlock_irq(&sem->wq.lock);
 	seq_printf(m, "total    %u\n", nr);
+}
+EXPORT_SYMBOL_NS_GPL(psem_debugfs_show, PSEM_KNOBS);
+
+static int psem_view_show(struct seq_file *m, void *unused)
+{
+	struct psem_view *v = m->private;
+
+	psem_debugfs_show(m, v->sem);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(psem_view);
