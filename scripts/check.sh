@@ -9,7 +9,9 @@
 #      the modules, boot it in QEMU, load psem.ko, every kunit/*.ko and the
 #      example consumer, flip the debugfs switches, unload; parse the KTAP
 #      the KUnit modules logged with the kernel's kunit.py;
-#   3. psem_torture.ko on every test kernel (scripts/torture.sh);
+#   3. psem_torture.ko on every test kernel (scripts/torture.sh), each in
+#      the background from the end of its kernel's KUnit stage, one at a
+#      time; their output is printed after the stock stage;
 #   4. DKMS: `dkms build` against the newest 6.12 stock headers in a private
 #      DKMS tree under the cache (nothing is installed on the host), then
 #      the consumer built against what DKMS left;
@@ -210,6 +212,50 @@ if [ "${PSEM_CHECK_MODEL:-1}" != 0 ]; then
 	if bash "$top/scripts/check-model.sh"; then stage_done ok; else fail_step "spin model"; fi
 fi
 
+# The torture of a test kernel runs in the background, one at a time, from
+# the end of that kernel's KUnit stage: beside the next kernel's KUnit
+# guest, and the last one beside the DKMS and stock stages (a torture guest
+# runs for a fixed time; a stock step is mostly a short module build). So
+# at most two guests run at once. Each torture's output is printed, and
+# its result counted, after the stock stage. PSEM_CHECK_TORTURE_BG=0 runs
+# each torture in turn after its kernel's KUnit instead.
+torture_pid='' torture_names=() torture_rcs=()
+torture_on=0
+[ "${PSEM_CHECK_TORTURE:-1}" = 0 ] || torture_on=1
+# torture_wait: wait for the running torture and note its result.
+torture_wait() {
+	[ -n "$torture_pid" ] || return 0
+	local rc=0
+	wait "$torture_pid" || rc=$?
+	torture_rcs+=("$rc")
+	torture_pid=''
+}
+# torture_start FLAVOUR: start FLAVOUR's torture, after the previous one.
+torture_start() {
+	torture_wait
+	torture_names+=("$1")
+	PSEM_TORTURE_KERNELS=$1 KDIR='' \
+		bash "$top/scripts/torture.sh" "" "${PSEM_CHECK_TORTURE_S:-60}" \
+		>"$logdir/torture-$1.out" 2>&1 &
+	torture_pid=$!
+	echo "== torture ($1): started in the background (output: $logdir/torture-$1.out)"
+	[ "${PSEM_CHECK_TORTURE_BG:-1}" != 0 ] || torture_wait
+}
+# torture_done: wait for the last torture; print each one's output, count it.
+torture_done() {
+	torture_wait
+	local i
+	for i in "${!torture_names[@]}"; do
+		stage "torture (${torture_names[$i]}: ${PSEM_CHECK_TORTURE_S:-60}s, then the busted lock)"
+		cat "$logdir/torture-${torture_names[$i]}.out"
+		if [ "${torture_rcs[$i]}" = 0 ]; then
+			stage_done "ok (it ran in the background)"
+		else
+			fail_step "torture ${torture_names[$i]}"
+		fi
+	done
+}
+
 kernels=${PSEM_CHECK_KERNELS-debug kcsan rt}	# set and empty: none
 for flavour in $kernels; do
 	label=$("$top/scripts/build-kernel.sh" --name "$flavour" 2>/dev/null) || label=$flavour
@@ -226,35 +272,8 @@ for flavour in $kernels; do
 	rc=0
 	run_kernel "$flavour" "$kdir/arch/x86/boot/bzImage" "$kdir" "$label" || rc=$?
 	if [ $rc = 0 ]; then stage_done ok; else fail_step "$flavour kernel" $rc; fi
+	[ $torture_on = 0 ] || torture_start "$flavour"
 done
-
-# The torture runs in the background while the DKMS and stock stages run
-# (its guests run for a fixed time, and each stock step is mostly a short
-# module build); its output is printed, and counted, when it is done.
-# PSEM_CHECK_TORTURE_BG=0 runs it here instead.
-torture_pid='' torture_out=$logdir/torture.out torture_t0=0
-# torture_done: wait for the torture, print its output and count it.
-torture_done() {
-	[ -n "$torture_pid" ] || return 0
-	local rc=0
-	wait "$torture_pid" || rc=$?
-	torture_pid=''
-	stage "torture (${PSEM_CHECK_TORTURE_S:-60}s per kernel, then the busted lock)"
-	stage_t0=$torture_t0
-	cat "$torture_out"
-	if [ $rc = 0 ]; then stage_done ok; else fail_step torture; fi
-}
-if [ "${PSEM_CHECK_TORTURE:-1}" != 0 ] && [ -n "${kernels// /}" ]; then
-	torture_t0=$SECONDS
-	PSEM_TORTURE_KERNELS="$kernels" KDIR='' \
-		bash "$top/scripts/torture.sh" "" "${PSEM_CHECK_TORTURE_S:-60}" >"$torture_out" 2>&1 &
-	torture_pid=$!
-	if [ "${PSEM_CHECK_TORTURE_BG:-1}" = 0 ]; then
-		torture_done
-	else
-		echo "== torture: started in the background; its output follows the stock stage"
-	fi
-fi
 
 # dkms_build: `dkms build` in a private DKMS tree (--dkmstree, --sourcetree,
 # --installtree under the cache; never `dkms install`, which runs depmod on
