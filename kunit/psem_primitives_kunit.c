@@ -718,12 +718,13 @@ static unsigned long pt_run_hardirq(struct kunit *test, struct pt_fix *fix,
 
 /* ---- the switches a case may change, and statistics ---- */
 
-static bool pt_saved_fast, pt_saved_flag, pt_saved_stats;
+static bool pt_saved_fast, pt_saved_flag, pt_saved_zero, pt_saved_stats;
 
 static int pt_suite_init(struct kunit_suite *suite)
 {
 	pt_saved_fast = psem_fast_release_enabled();
 	pt_saved_flag = psem_contention_flag_enabled();
+	pt_saved_zero = psem_zero_release_enabled();
 	pt_saved_stats = psem_stats_enabled();
 	return 0;
 }
@@ -734,13 +735,15 @@ static void pt_case_exit(struct kunit *test)
 	psem_set_quiet_warnings(false);
 	psem_set_fast_release(pt_saved_fast);
 	psem_set_contention_flag(pt_saved_flag);
+	psem_set_zero_release(pt_saved_zero);
 	psem_set_stats(pt_saved_stats);
 }
 
-/* Counting on, fast path on, counters zeroed. */
+/* Counting on, fast path on (psem's rule), counters zeroed. */
 static void pt_stats_on(void)
 {
 	psem_set_fast_release(true);
+	psem_set_zero_release(true);
 	psem_set_stats(true);
 	psem_stats_reset();
 }
@@ -1112,9 +1115,10 @@ out:
 }
 
 /*
- * A read_unlock with no writer waiting is one lock-free exchange, the last
- * reader's too; a write_unlock, and a read_unlock that a writer waits for,
- * take the queue lock.
+ * With nobody waiting, a read_unlock is one lock-free exchange, the last
+ * reader's too, and so is a write_unlock (psem's rule; under the seed's,
+ * zero_release off, the write_unlock onto a zero balance takes the queue
+ * lock). A read_unlock that a writer waits for takes the queue lock.
  */
 static void psem_rwlock_test_read_unlock_fast_path(struct kunit *test)
 {
@@ -1144,7 +1148,17 @@ static void psem_rwlock_test_read_unlock_fast_path(struct kunit *test)
 	}
 	psem_stats_snapshot(&before);
 	psem_write_unlock(&fix->rw);
+	pt_expect_releases(test, &before, 1, 0);
+
+	psem_set_zero_release(false);
+	if (!psem_write_trylock(&fix->rw)) {
+		KUNIT_FAIL(test, "write_trylock failed on a free lock");
+		goto out;
+	}
+	psem_stats_snapshot(&before);
+	psem_write_unlock(&fix->rw);
 	pt_expect_releases(test, &before, 0, 1);
+	psem_set_zero_release(true);
 
 	psem_read_lock(&fix->rw);
 	reading = true;
@@ -1536,7 +1550,7 @@ static void psem_mutex_test_stale_owner_unlock(struct kunit *test)
 	if (!IS_ENABLED(CONFIG_DEBUG_MUTEXES))
 		kunit_skip(test, "owner is tracked only with CONFIG_DEBUG_MUTEXES");
 	if (!loud_cases)
-		kunit_skip(test, "prints a refusal WARNING: load with loud_cases=1");
+		kunit_skip(test, "its refusal must warn: load with loud_cases=1");
 	fix = pt_fix_new(1);
 	KUNIT_ASSERT_NOT_NULL(test, fix);
 
@@ -1921,8 +1935,9 @@ out:
 }
 
 /*
- * A put into a pool that still holds objects is lock-free; a put into an
- * empty pool takes the queue lock.
+ * With nobody waiting a put is lock-free, into an empty pool too (psem's
+ * rule); under the seed's rule (zero_release off) a put into an empty pool
+ * takes the queue lock, one into a pool that holds objects does not.
  */
 static void psem_pool_test_put_fast_path(struct kunit *test)
 {
@@ -1942,6 +1957,16 @@ static void psem_pool_test_put_fast_path(struct kunit *test)
 		goto out;
 	}
 
+	psem_stats_snapshot(&before);
+	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, o[0]), 0);
+	pt_expect_releases(test, &before, 1, 0);
+	o[0] = psem_pool_try_get(&fix->pool);
+	if (!o[0]) {
+		KUNIT_FAIL(test, "the object just put is not in the pool");
+		goto out;
+	}
+
+	psem_set_zero_release(false);
 	psem_stats_snapshot(&before);
 	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, o[0]), 0);
 	pt_expect_releases(test, &before, 0, 1);
