@@ -26,13 +26,19 @@
 # semaphore, rw_semaphore, mutex) and floor (a bare compare-exchange pair).
 #
 # Two boots of the stock kernel:
-#   1. TCG with -icount shift=0,sleep=off -smp 1, single-thread rows only:
-#      the guest clock advances one nanosecond per instruction, so the
-#      ns per iteration it reports are instructions per iteration, the
-#      same on every boot (insns_per_iter in the CSV).
+#   1. TCG with -icount shift=0,sleep=off -smp 1, single-thread rows and
+#      the latency table only: the guest clock advances one nanosecond per
+#      instruction, so the ns per iteration it reports are instructions per
+#      iteration, the same on every boot (insns_per_iter in the CSV).
 #   2. MTTCG (or KVM with PSEM_BENCH_KVM=1) with -smp equal to the host's
-#      CPUs: the single-thread rows and the contention cells in wall-clock
-#      ns (median_ns, min_ns, max_ns, cpu_pct, csw_per_1k).
+#      CPUs: the single-thread rows, the contention cells and the latency
+#      table in wall-clock ns (median_ns, min_ns, max_ns, cpu_pct,
+#      csw_per_1k).
+#
+# The latency table (issue 10) is semaphore::async::release_to_grant: cells
+# release_to_grant_async (variant psem: an asynchronous waiter's callback)
+# and release_to_grant_sleeping (psem: a sleeping psem_acquire(); kernel:
+# down() woken by up()), the ns from just before the release to the grant.
 #
 # Environment (all optional):
 #   QUICK=1                  the reduced matrix
@@ -43,8 +49,9 @@
 #   PSEM_BENCH_THREADS       contention thread counts (default: 2, 4, 8, ...
 #                            up to PSEM_BENCH_SMP)
 #   PSEM_BENCH_ROUNDS, PSEM_BENCH_ITERS, PSEM_BENCH_SINGLE_ITERS,
-#   PSEM_BENCH_ICOUNT_ROUNDS, PSEM_BENCH_ICOUNT_ITERS
-#                            override the matrix's sizes
+#   PSEM_BENCH_ICOUNT_ROUNDS, PSEM_BENCH_ICOUNT_ITERS, PSEM_BENCH_GRANTS
+#                            override the matrix's sizes (GRANTS: grants per
+#                            round and kind in the latency table)
 #   PSEM_BENCH_CELLS         cells to run (default all)
 #   PSEM_BENCH_KVM=1         boot 2 under KVM instead of TCG (where it works)
 #   PSEM_BENCH_ICOUNT_ONLY=1 boot 1 only: the instruction counts in about a
@@ -102,6 +109,7 @@ if [ "$quick" = 1 ]; then
 	single_iters=${PSEM_BENCH_SINGLE_ITERS:-50000}
 	icount_rounds=${PSEM_BENCH_ICOUNT_ROUNDS:-3}
 	icount_iters=${PSEM_BENCH_ICOUNT_ITERS:-5000}
+	grants=${PSEM_BENCH_GRANTS:-200}
 	tag=-quick
 	icount_timeout=300 wall_timeout=420
 else
@@ -110,6 +118,7 @@ else
 	single_iters=${PSEM_BENCH_SINGLE_ITERS:-200000}
 	icount_rounds=${PSEM_BENCH_ICOUNT_ROUNDS:-5}
 	icount_iters=${PSEM_BENCH_ICOUNT_ITERS:-20000}
+	grants=${PSEM_BENCH_GRANTS:-1000}
 	tag=
 	icount_timeout=600 wall_timeout=1500
 fi
@@ -160,8 +169,8 @@ args=()
 # The instruction counts need QEMU's -icount, which needs single-threaded
 # TCG; without them the tables still come out, with insns_per_iter empty.
 if boot icount 1 "-icount shift=0,sleep=off" "$icount_timeout" "" \
-	table=single "cells=$cells" variants=all \
-	"single_iters=$icount_iters" "rounds=$icount_rounds"; then
+	table=single,latency "cells=$cells" variants=all \
+	"single_iters=$icount_iters" "rounds=$icount_rounds" "grants=$grants"; then
 	cp "$work/bench-icount.txt" "$stem.icount.txt"
 	args+=(--icount "$stem.icount.txt")
 else
@@ -180,7 +189,7 @@ if [ "$icount_only" = 1 ]; then
 fi
 boot wall "$smp" "" "$wall_timeout" "$kvm" \
 	table=all "cells=$cells" variants=all "threads=$threads" gaps=none,short,long \
-	"iters=$iters" "single_iters=$single_iters" "rounds=$rounds"
+	"iters=$iters" "single_iters=$single_iters" "rounds=$rounds" "grants=$grants"
 cp "$work/bench-wall.txt" "$stem.wall.txt"
 args+=(--wall "$stem.wall.txt")
 if [ "${PSEM_BENCH_STATS:-0}" = 1 ]; then

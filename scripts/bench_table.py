@@ -6,6 +6,7 @@ psem_bench.ko prints, per measurement round and per cell summary:
 
     psem_bench: round,TABLE,CELL,THREADS,GAP,VARIANT,ROUND,NS,CPU_PCT,VCSW_1K,IVCSW_1K
     psem_bench: csv,TABLE,CELL,THREADS,GAP,VARIANT,MEDIAN,MIN,MAX,ROUNDS,CPU_PCT,CSW_1K,
+    psem_bench: dist,latency,CELL,THREADS,GAP,VARIANT,GRANTS,MIN,P10,P50,P90,P99,MAX
 
 Any text before "psem_bench: " (dmesg timestamps, serial noise) is ignored,
 so the input can be `dmesg`, a serial log or the filtered .txt files that
@@ -27,6 +28,15 @@ primitive's instructions. Wall-clock times are compared round by round
 (variants are interleaved within each round): the speedup of A over B in a
 round is B's ns / A's ns, and the tables give the median of those per-round
 speedups with their min and max. Above 1 means A is faster.
+
+The latency table (issue 10): the ns from just before psem_release() to
+the grant, for an asynchronous waiter (its callback, cell
+release_to_grant_async) and a sleeping one (return from psem_acquire(),
+release_to_grant_sleeping; variant kernel: down() woken by up()). A
+round's value is the median of its grants; the section gives the median,
+min and max of the round medians per kind, the percentiles of every grant,
+and the ratio sleeping / async, as a ratio of medians and as the median of
+per-round ratios (the kinds are interleaved within each round).
 """
 
 import argparse
@@ -67,6 +77,10 @@ SINGLE_LABELS = {
         "pool::bounded::bounded_warm_get_and_return_with_spare_capacity",
     "uncontended_reuse": "mutex::lock::uncontended_reuse",
 }
+LATENCY_LABELS = {
+    "release_to_grant_async": "semaphore::async::release_to_grant, async",
+    "release_to_grant_sleeping": "semaphore::async::release_to_grant, sleeping",
+}
 # What the kernel variant is in each cell.
 KERNEL_PRIMITIVE = {
     "rwlock_read": "down_read+up_read",
@@ -82,6 +96,7 @@ KERNEL_PRIMITIVE = {
     "bounded_warm_get_and_return_with_spare_capacity":
         "down + spinlocked stack + up",
     "uncontended_reuse": "mutex_lock+mutex_unlock",
+    "release_to_grant_sleeping": "down() woken by up()",
 }
 # The seed's Linux (Hygon) figures, main and PR, for reference.
 SEED = {
@@ -98,7 +113,7 @@ SEED = {
     ("single", "uncontended_reuse", 1, "none"): (94.1, 93.9),
 }
 
-LINE = re.compile(r"psem_bench: (round|csv|stats|begin|end),(.*)$")
+LINE = re.compile(r"psem_bench: (round|csv|stats|dist|begin|end),(.*)$")
 
 
 class Log:
@@ -109,6 +124,7 @@ class Log:
         self.summary = collections.OrderedDict()  # key -> csv fields
         self.rounds = collections.defaultdict(dict)  # key -> {round: fields}
         self.stats = collections.defaultdict(collections.Counter)
+        self.dist = {}  # key -> grants, min, p10, p50, p90, p99, max
         self.begin = ""
         self.end = ""
         stream = sys.stdin if path == "-" else open(path, errors="replace")
@@ -119,7 +135,7 @@ class Log:
                     self._record(m.group(1), m.group(2).split(","))
 
     def _record(self, kind, f):
-        if kind in ("csv", "round", "stats") and len(f) >= 5:
+        if kind in ("csv", "round", "stats", "dist") and len(f) >= 5:
             f[4] = VARIANT_ALIASES.get(f[4], f[4])
         if kind == "begin":
             self.begin = ",".join(f)
@@ -135,6 +151,9 @@ class Log:
             self.rounds[key][int(f[5])] = {
                 "ns": float(f[6]), "cpu": float(f[7]), "vcsw": float(f[8]),
                 "ivcsw": float(f[9])}
+        elif kind == "dist" and len(f) >= 12:
+            key = (f[0], f[1], int(f[2]), f[3], f[4])
+            self.dist[key] = [int(x) for x in f[5:12]]
         elif kind == "stats" and len(f) >= 5:
             key = (f[0], f[1], int(f[2]), f[3], f[4])
             for kv in f[5:]:
@@ -154,8 +173,13 @@ class Log:
 
     def speedup(self, table, cell, n, gap, variant, ref):
         """Median, min, max over rounds of ref ns / variant ns, or None."""
-        a = self.rounds.get((table, cell, n, gap, variant), {})
-        b = self.rounds.get((table, cell, n, gap, ref), {})
+        return self.key_speedup((table, cell, n, gap, variant),
+                                (table, cell, n, gap, ref))
+
+    def key_speedup(self, ka, kb):
+        """The same for any two keys measured in the same rounds."""
+        a = self.rounds.get(ka, {})
+        b = self.rounds.get(kb, {})
         r = [b[i]["ns"] / a[i]["ns"] for i in a if i in b and a[i]["ns"] > 0]
         if not r:
             return None
@@ -165,6 +189,8 @@ class Log:
 def label(table, cell, n, gap):
     if table == "single":
         return SINGLE_LABELS.get(cell, cell)
+    if table == "latency":
+        return LATENCY_LABELS.get(cell, cell)
     name = CONTENTION_LABELS.get(cell, cell).format(gap=gap)
     text = "%s, %d threads" % (name, n)
     if gap != "none" and "{gap}" not in CONTENTION_LABELS.get(cell, ""):
@@ -269,6 +295,74 @@ def wall_section(w, table, title):
            "(medians)\n" % title,
            md_table(["cell"] + vars_shown, crows), ""]
     return "\n".join(out)
+
+
+LAT_ASYNC = ("latency", "release_to_grant_async", 1, "none", "psem")
+LAT_SLEEP = ("latency", "release_to_grant_sleeping", 2, "none", "psem")
+LAT_KSLEEP = ("latency", "release_to_grant_sleeping", 2, "none", "kernel")
+LAT_WHAT = {
+    LAT_ASYNC: ("async", "psem_acquire_async() callback, in the release's context"),
+    LAT_SLEEP: ("sleeping", "return from psem_acquire()"),
+    LAT_KSLEEP: ("sleeping, kernel", "return from down() (struct semaphore), woken by up()"),
+}
+
+
+def latency_ratios(log):
+    """sleeping / async (and kernel sleeping / psem sleeping): the ratio of
+    the medians and the median [min, max] of per-round ratios, or None."""
+    out = {}
+    for name, num, den in (("sleeping/async", LAT_SLEEP, LAT_ASYNC),
+                           ("kernel/sleeping", LAT_KSLEEP, LAT_SLEEP),
+                           ("kernel/async", LAT_KSLEEP, LAT_ASYNC)):
+        a, b = log.summary.get(num), log.summary.get(den)
+        if not a or not b or not b["median"]:
+            continue
+        out[name] = (a["median"] / b["median"], log.key_speedup(den, num))
+    return out
+
+
+def latency_section(log, clock):
+    """The release-to-grant table of one run; @clock says what its ns are."""
+    keys = [k for k in (LAT_ASYNC, LAT_SLEEP, LAT_KSLEEP) if k in log.summary]
+    if not keys:
+        return ""
+    unit = "instructions" if clock == "icount" else "ns"
+    m = re.search(r"grants=(\d+)", log.begin)
+    m2 = re.search(r"cpus=(\d+)", log.begin)
+    rows = []
+    for k in keys:
+        x = log.summary[k]
+        d = log.dist.get(k)
+        rows.append([LAT_WHAT[k][0], LAT_WHAT[k][1],
+                     "%s [%s–%s]" % (fmt(x["median"]), fmt(x["min"]), fmt(x["max"])),
+                     "" if not d else "%d · %d · %d · %d · %d · %d" % tuple(d[1:]),
+                     "%.0f" % x["csw"]])
+    head = ("### semaphore::async::release_to_grant (%s, -smp %s): %s from "
+            "release to grant, %d rounds of %s grants per kind\n\n"
+            % ("QEMU -icount" if clock == "icount" else "wall clock",
+               m2.group(1) if m2 else "?", unit,
+               log.summary[keys[0]]["rounds"], m.group(1) if m else "?"))
+    text = (head + "A releaser stamps `ktime_get_ns()` just before "
+            "`psem_release(sem, 1)` on a psem of zero permits; the waiter "
+            "stamps when it runs. Round medians: the median of each round's "
+            "grants, then their median [min–max]; every grant: min · p10 · p50 · "
+            "p90 · p99 · max over all grants of all rounds.\n\n"
+            + md_table(["kind", "stamped at", "round medians", "every grant",
+                        "waiter's context switches per 1,000 grants"], rows) + "\n")
+    lines = []
+    r = latency_ratios(log)
+    for name, what in (("sleeping/async", "sleeping / async"),
+                       ("kernel/sleeping", "kernel sleeping / psem sleeping"),
+                       ("kernel/async", "kernel sleeping / async")):
+        if name not in r:
+            continue
+        q, s = r[name]
+        lines.append("- %s: **%.2f×** (ratio of medians)%s" % (
+            what, q, "" if s is None else
+            "; median of per-round ratios %.2f× [%.2f–%.2f], %d rounds" % s))
+    if lines:
+        text += "\n" + "\n".join(lines) + "\n"
+    return text
 
 
 def fast_share(fast, total):
@@ -377,18 +471,21 @@ def targets_section(w, ic):
 def write_csv(path, w, ic):
     keys = list(w.summary) if w else []
     if ic:
-        keys += [k for k in ic.summary if k[0] == "single" and k not in keys]
+        keys += [k for k in ic.summary
+                 if k[0] in ("single", "latency") and k not in keys]
     with open(path, "w", newline="") as f:
         out = csv.writer(f, lineterminator="\n")
         out.writerow(HEADER)
         for key in keys:
             t, cell, n, gap, var = key
             x = w.summary.get(key) if w else None
-            i = ic.summary.get(key) if (ic and t == "single") else None
+            i = ic.summary.get(key) if (ic and t in ("single", "latency")) else None
             row = list(key)
             if x:
+                # The latency table measures no CPU share: left empty.
                 row += ["%.2f" % x["median"], "%.2f" % x["min"], "%.2f" % x["max"],
-                        x["rounds"], "%.2f" % x["cpu"], "%.2f" % x["csw"]]
+                        x["rounds"], "" if t == "latency" else "%.2f" % x["cpu"],
+                        "%.2f" % x["csw"]]
             else:
                 row += [""] * 6
             row.append("%.2f" % i["median"] if i else "")
@@ -540,9 +637,11 @@ def main():
     parts.append("")
     if ic:
         parts.append(insns_section(ic))
+        parts.append(latency_section(ic, "icount"))
     if w:
         parts.append(wall_section(w, "single", "Single-thread rows, wall clock"))
         parts.append(wall_section(w, "contention", "Contention"))
+        parts.append(latency_section(w, "wall"))
     if st:
         parts.append(stats_section(st))
     parts.append(targets_section(w, ic))
