@@ -207,48 +207,12 @@ int psem_add_balance(struct psem *sem, long cur, long n, unsigned long ip)
 	}
 }
 
-/*
- * The lock-free release under the other two rules, out of line so that
- * psem's own rule pays one patched jump for the choice: the seed's rule
- * (a positive balance and the flag clear), or none at all. Tried by the
- * locked path before it takes the lock.
- */
-bool psem_release_fast_other(struct psem *sem, long n)
-{
-	long cur;
-
-	if (!static_branch_likely(&psem_fast_release_key))
-		return false;
-	/* ACQUIRE, and the exchange below: as in psem_release_fast(). */
-	cur = atomic_long_read_acquire(&sem->count);
-	if (cur < PSEM_ONE || (cur & PSEM_CONTENDED)) {
-		if (cur & PSEM_CONTENDED)
-			psem_stat(PSEM_STAT_FLAG_HONOURED);
-		return false;
-	}
-	if ((unsigned long)cur + n * PSEM_ONE > READ_ONCE(sem->limit))
-		return false;
-	/* RELEASE: as in psem_release_fast(). */
-	if (atomic_long_try_cmpxchg_release(&sem->count, &cur,
-					    cur + n * PSEM_ONE)) {
-		psem_stat(PSEM_STAT_FAST_RELEASE);
-		if (trace_psem_release_enabled())
-			trace_psem_release(sem, n, true);
-		return true;
-	}
-	psem_stat(PSEM_STAT_FAST_CAS_FAIL);
-	return false;
-}
-
 int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
 {
 	LIST_HEAD(wake);
 	unsigned long flags;
 	int ret;
 
-	if (!static_branch_likely(&psem_rule_key) &&
-	    psem_release_fast_other(sem, n))
-		return 0;
 	psem_stat(PSEM_STAT_LOCKED_RELEASE);
 	trace_psem_release(sem, n, false);
 	spin_lock_irqsave(&sem->wq.lock, flags);

@@ -110,8 +110,6 @@ static __always_inline bool psem_take(struct psem *sem, long n)
 	}
 }
 
-bool psem_release_fast_other(struct psem *sem, long n);
-
 /*
  * The fast path: one strong compare-exchange while nobody waits. No retry
  * loop: a failure means another CPU is writing the word, and retrying here
@@ -122,22 +120,25 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	long cur;
 
 	/*
-	 * The seed's rule, or every release locked: the locked path tries
-	 * those first (psem_release_fast_other()), out of line.
-	 */
-	if (!static_branch_likely(&psem_rule_key))
-		return false;
-	/*
 	 * ACQUIRE (a plain load on x86): orders the read of @limit after
 	 * it, so that a word written after a shrinking psem_resize() is
 	 * never checked against the larger capacity before it; pairs with
 	 * the RELEASE RMW with which the resize changed the word. Anything
 	 * else is rechecked by the exchange.
 	 */
-	cur = atomic_long_read_acquire(&sem->count);
-	/* psem's rule: nobody waits and the flag is clear; any balance. */
-	if (unlikely(cur & PSEM_FLAGS))
-		goto slow;
+	if (static_branch_likely(&psem_rule_key)) {
+		/* psem's rule: nobody waits, the flag is clear; any balance. */
+		cur = atomic_long_read_acquire(&sem->count);
+		if (unlikely(cur & PSEM_FLAGS))
+			goto slow;
+	} else {
+		/* The seed's rule (a positive balance), or always locked. */
+		if (!static_branch_likely(&psem_fast_release_key))
+			return false;
+		cur = atomic_long_read_acquire(&sem->count);
+		if (cur < PSEM_ONE || (cur & PSEM_CONTENDED))
+			goto slow;
+	}
 	/*
 	 * Over the capacity (or closed: a negative word is a huge unsigned
 	 * one): the locked path refuses or handles it. Both terms are at
