@@ -89,10 +89,12 @@ static __always_inline int psem_mutex_wait(struct psem_mutex *lock,
 {
 	int ret;
 
-	might_sleep();
 	mutex_acquire(mx_dep(lock), 0, 0, ip);
-	if (likely(psem_take_all_fast(&lock->sem, 1)))
+	if (likely(psem_take_all_fast(&lock->sem, 1))) {
+		/* After the take, as in psem_acquire_common(); the slow path has its own. */
+		might_sleep();
 		goto owned;
+	}
 	ret = psem_acquire_slow(&lock->sem, 1, state, MAX_SCHEDULE_TIMEOUT);
 	if (ret) {
 		mutex_release(mx_dep(lock), ip);

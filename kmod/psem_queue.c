@@ -315,6 +315,8 @@ int __sched psem_acquire_slow(struct psem *sem, long n, unsigned int state,
 	struct psem_waiter w;
 	int ret;
 
+	/* Callers with a lock-free take call might_sleep() after it. */
+	might_sleep();
 	spin_lock_irq(&sem->wq.lock);
 	ret = psem_refuse_wait(sem, n);
 	if (ret) {

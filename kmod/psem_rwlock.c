@@ -76,12 +76,17 @@ static __always_inline int psem_rw_wait(struct psem_rwlock *lock,
  */
 void psem_read_lock(struct psem_rwlock *lock)
 {
-	might_sleep();
 	rwsem_acquire_read(rw_dep(lock), 0, 0, _RET_IP_);
-	/* The common case inline; the uninterruptible wait cannot fail. */
-	if (!psem_take(&lock->sem, 1))
-		psem_acquire_slow(&lock->sem, 1, TASK_UNINTERRUPTIBLE,
-				  MAX_SCHEDULE_TIMEOUT);
+	/*
+	 * The common case inline; the uninterruptible wait cannot fail.
+	 * might_sleep() on both paths, after the take, as in the core.
+	 */
+	if (likely(psem_take(&lock->sem, 1))) {
+		might_sleep();
+		return;
+	}
+	psem_acquire_slow(&lock->sem, 1, TASK_UNINTERRUPTIBLE,
+			  MAX_SCHEDULE_TIMEOUT);
 }
 EXPORT_SYMBOL_NS_GPL(psem_read_lock, PSEM);
 
@@ -155,11 +160,12 @@ EXPORT_SYMBOL_NS_GPL(psem_read_unlock, PSEM);
  */
 void psem_write_lock(struct psem_rwlock *lock)
 {
-	might_sleep();
 	rwsem_acquire(rw_dep(lock), 0, 0, _RET_IP_);
 	/* Every permit to none; else the uninterruptible wait, which cannot fail. */
-	if (likely(psem_take_all_fast(&lock->sem, RW_MAX)))
+	if (likely(psem_take_all_fast(&lock->sem, RW_MAX))) {
+		might_sleep();	/* after the take, as in psem_read_lock() */
 		return;
+	}
 	psem_acquire_slow(&lock->sem, RW_MAX, TASK_UNINTERRUPTIBLE,
 			  MAX_SCHEDULE_TIMEOUT);
 }
@@ -255,10 +261,12 @@ EXPORT_SYMBOL_NS_GPL(psem_downgrade_write, PSEM);
  */
 void psem_read_lock_non_owner(struct psem_rwlock *lock)
 {
-	might_sleep();
-	if (!psem_take(&lock->sem, 1))
-		psem_acquire_slow(&lock->sem, 1, TASK_UNINTERRUPTIBLE,
-				  MAX_SCHEDULE_TIMEOUT);
+	if (likely(psem_take(&lock->sem, 1))) {
+		might_sleep();	/* after the take, as in psem_read_lock() */
+		return;
+	}
+	psem_acquire_slow(&lock->sem, 1, TASK_UNINTERRUPTIBLE,
+			  MAX_SCHEDULE_TIMEOUT);
 }
 EXPORT_SYMBOL_NS_GPL(psem_read_lock_non_owner, PSEM);
 
