@@ -10,8 +10,9 @@
  *   - a doorbell hrtimer submits too, and never sleeps: it acquires
  *     asynchronously and issues its request from the grant's callback;
  *   - "completions" come from an hrtimer in hard IRQ (softirq on
- *     PREEMPT_RT, where the queue lock is a sleeping lock), which returns
- *     the credits: lock-free while nobody waits;
+ *     PREEMPT_RT, where the queue lock is a sleeping lock, and under
+ *     PROVE_RAW_LOCK_NESTING), which returns the credits: lock-free while
+ *     nobody waits;
  *   - the pool is resized at run time, as a link renegotiates its depth;
  *   - the pool is visible in /sys/kernel/debug/psem/sems/psem_consumer_credits;
  *   - on unload it cancels the doorbell's asynchronous wait, closes the
@@ -84,8 +85,13 @@ struct credits_doorbell {
 
 static struct credits_doorbell credits_bell;
 
-#ifdef CONFIG_PREEMPT_RT
-#define CREDITS_TIMER_MODE	HRTIMER_MODE_REL	/* softirq: see above */
+/*
+ * A release that may take the queue lock (a spinlock_t) is valid in hard
+ * IRQ except on PREEMPT_RT, where the lock sleeps; PROVE_RAW_LOCK_NESTING
+ * checks PREEMPT_RT's rule on any kernel. There, a softirq hrtimer.
+ */
+#if defined(CONFIG_PREEMPT_RT) || defined(CONFIG_PROVE_RAW_LOCK_NESTING)
+#define CREDITS_TIMER_MODE	HRTIMER_MODE_REL
 #else
 #define CREDITS_TIMER_MODE	HRTIMER_MODE_REL_HARD
 #endif

@@ -145,14 +145,17 @@ static enum hrtimer_restart pat_irq_release(struct hrtimer *timer)
 /*
  * A grant completed by a release in hard IRQ calls the callback there. On
  * PREEMPT_RT the queue lock sleeps, so the release runs from a softirq
- * hrtimer instead, and the callback must see !in_hardirq().
+ * hrtimer instead, and the callback must see !in_hardirq(); likewise under
+ * PROVE_RAW_LOCK_NESTING, which checks PREEMPT_RT's rule on any kernel.
  */
 static void psem_test_async_hardirq(struct kunit *test)
 {
+	const bool hard = !IS_ENABLED(CONFIG_PREEMPT_RT) &&
+			  !IS_ENABLED(CONFIG_PROVE_RAW_LOCK_NESTING);
+	const enum hrtimer_mode mode = hard ? HRTIMER_MODE_REL_HARD :
+					      HRTIMER_MODE_REL;
 	struct psem *sem = pkt_sem(test, 0);
 	struct pat_req *r = pat_req(test, sem);
-	const enum hrtimer_mode mode = IS_ENABLED(CONFIG_PREEMPT_RT) ?
-		HRTIMER_MODE_REL : HRTIMER_MODE_REL_HARD;
 	struct pat_irq *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
@@ -168,7 +171,7 @@ static void psem_test_async_hardirq(struct kunit *test)
 	hrtimer_cancel(&p->timer);
 	KUNIT_EXPECT_EQ(test, pat_calls(r), 1);
 	KUNIT_EXPECT_EQ(test, r->result, 0);
-	KUNIT_EXPECT_EQ(test, r->in_hardirq, !IS_ENABLED(CONFIG_PREEMPT_RT));
+	KUNIT_EXPECT_EQ(test, r->in_hardirq, hard);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
 	PKT_EXPECT_IDLE(test, sem, 2);
 }
