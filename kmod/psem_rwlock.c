@@ -290,8 +290,10 @@ EXPORT_SYMBOL_NS_GPL(psem_read_trylock_non_owner, PSEM);
  * psem_read_unlock_non_owner - release a read hold taken by a _non_owner lock
  * @lock: the lock
  *
- * Lock-free while other readers hold the lock. Never sleeps; any task or
- * interrupt may call it, as with up_read_non_owner().
+ * Lock-free while nobody waits. Never sleeps. Any task or interrupt may
+ * call it, as with up_read_non_owner(), in the contexts psem_release()
+ * allows (Documentation/api.rst: on PREEMPT_RT, or with
+ * CONFIG_PROVE_RAW_LOCK_NESTING, only where a spinlock_t may be taken).
  */
 void psem_read_unlock_non_owner(struct psem_rwlock *lock)
 {
