@@ -10,9 +10,8 @@
  *   - a doorbell hrtimer submits too, and never sleeps: it acquires
  *     asynchronously and issues its request from the grant's callback;
  *   - "completions" come from an hrtimer in hard IRQ (softirq on
- *     PREEMPT_RT, where the queue lock is a sleeping lock, and under
- *     PROVE_RAW_LOCK_NESTING), which returns the credits: lock-free while
- *     nobody waits;
+ *     PREEMPT_RT, where the queue lock is a sleeping lock), which returns
+ *     the credits: lock-free while nobody waits;
  *   - the pool is resized at run time, as a link renegotiates its depth;
  *   - the pool is visible in /sys/kernel/debug/psem/sems/psem_consumer_credits;
  *   - on unload it cancels the doorbell's asynchronous wait, closes the
@@ -86,15 +85,11 @@ struct credits_doorbell {
 static struct credits_doorbell credits_bell;
 
 /*
- * A release that may take the queue lock (a spinlock_t) is valid in hard
- * IRQ except on PREEMPT_RT, where the lock sleeps; PROVE_RAW_LOCK_NESTING
- * checks PREEMPT_RT's rule on any kernel. There, a softirq hrtimer.
+ * A plain (not _HARD) hrtimer: it expires in hard IRQ, except on
+ * PREEMPT_RT, where the queue lock (a spinlock_t) sleeps and the timer
+ * runs in softirq instead, as lockdep's PROVE_RAW_LOCK_NESTING requires.
  */
-#if defined(CONFIG_PREEMPT_RT) || defined(CONFIG_PROVE_RAW_LOCK_NESTING)
 #define CREDITS_TIMER_MODE	HRTIMER_MODE_REL
-#else
-#define CREDITS_TIMER_MODE	HRTIMER_MODE_REL_HARD
-#endif
 
 /* The device completes every request queued so far and returns credits. */
 static enum hrtimer_restart credits_complete(struct hrtimer *timer)

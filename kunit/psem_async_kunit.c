@@ -143,17 +143,16 @@ static enum hrtimer_restart pat_irq_release(struct hrtimer *timer)
 }
 
 /*
- * A grant completed by a release in hard IRQ calls the callback there. On
- * PREEMPT_RT the queue lock sleeps, so the release runs from a softirq
- * hrtimer instead, and the callback must see !in_hardirq(); likewise under
- * PROVE_RAW_LOCK_NESTING, which checks PREEMPT_RT's rule on any kernel.
+ * A grant completed by a release in hard IRQ calls the callback there. The
+ * timer is a plain (not _HARD) hrtimer: it expires in hard IRQ, except on
+ * PREEMPT_RT, where the queue lock sleeps and such a timer runs in softirq
+ * instead, and the callback must see !in_hardirq(). Lockdep's
+ * PROVE_RAW_LOCK_NESTING accepts a spinlock_t there on any kernel.
  */
 static void psem_test_async_hardirq(struct kunit *test)
 {
-	const bool hard = !IS_ENABLED(CONFIG_PREEMPT_RT) &&
-			  !IS_ENABLED(CONFIG_PROVE_RAW_LOCK_NESTING);
-	const enum hrtimer_mode mode = hard ? HRTIMER_MODE_REL_HARD :
-					      HRTIMER_MODE_REL;
+	const bool hard = !IS_ENABLED(CONFIG_PREEMPT_RT);
+	const enum hrtimer_mode mode = HRTIMER_MODE_REL;
 	struct psem *sem = pkt_sem(test, 0);
 	struct pat_req *r = pat_req(test, sem);
 	struct pat_irq *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
