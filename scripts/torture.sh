@@ -148,15 +148,16 @@ insmod torture/psem_torture.ko duration_s=$live live_flips=$flip_ms stutter_s=2 
 	nthreads_per_cpu=$threads hotplug=$hotplug ${PSEM_TORTURE_ARGS:-} || exit 11
 # The hostile administrator: flip each switch in turn through debugfs
 # while the torture runs; every write must be accepted.
+rm -f ./flip-stop
 (
 	n=0 bad=0
-	while ! dmesg | grep -qF "psem_torture: End of test"; do
+	while [ ! -e ./flip-stop ]; do
 		for k in fast_release contention_flag zero_release stats_enabled; do
 			v=\$(cat \$knobs/\$k) || bad=\$((bad + 1))
 			echo \$((1 - v)) >\$knobs/\$k || bad=\$((bad + 1))
 			n=\$((n + 1))
 		done
-		sleep 0.05
+		sleep 0.02
 	done
 	echo "hostile: \$n debugfs switch flips while psem_torture ran, \$bad failed"
 ) &
@@ -170,6 +171,7 @@ while ! dmesg | grep -qF "psem_torture: End of test"; do
 	fi
 	sleep 1
 done
+touch ./flip-stop
 wait \$flipper
 echo "torture: live-flip run finished after about \${i}s"
 rmmod psem_torture || exit 13
