@@ -36,7 +36,6 @@
 #include <linux/kthread.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -77,13 +76,15 @@
 
 /*
  * Cases that make psem warn on purpose (its refusal WARNING, not a quiet
- * count) run only with loud_cases=1: every WARNING fails make check unless
- * it sits in a "psem-expect-splat: begin refusal" window, a kind that
- * scripts/lib.sh has to accept. Without it they skip.
+ * count) print a "psem-expect-splat: begin refusal" window around it, which
+ * scripts/lib.sh must accept: until it knows the kind "refusal", every such
+ * WARNING fails make check, so they are compiled in but skip. Build with
+ * PT_LOUD_CASES 1 to run them. (A module parameter cannot switch them on:
+ * Linux 6.1 runs a module's suites before it parses its parameters.)
  */
-static bool loud_cases;
-module_param(loud_cases, bool, 0444);
-MODULE_PARM_DESC(loud_cases, "Run the cases whose refusal must print its WARNING (default off)");
+#ifndef PT_LOUD_CASES
+#define PT_LOUD_CASES 0
+#endif
 
 /* What a step kthread does: take one lock, hold it until told, release. */
 enum pt_op {
@@ -1538,8 +1539,9 @@ static int pt_idle_fn(void *arg)
  * use-after-free if it does). The owner is a kthread that has run and been
  * reaped; the test holds the mutex itself (lockdep sees a real hold) with
  * the stale pointer planted as owner, as if that task had locked it and
- * died. The refusal has to warn for the bug to show, so the case needs
- * loud_cases=1 and prints its expected-splat window.
+ * died. The refusal has to warn for the bug to show (the old code read
+ * the owner's name only to print it), so the case needs PT_LOUD_CASES and
+ * prints its expected-splat window.
  */
 static void psem_mutex_test_stale_owner_unlock(struct kunit *test)
 {
@@ -1549,8 +1551,8 @@ static void psem_mutex_test_stale_owner_unlock(struct kunit *test)
 
 	if (!IS_ENABLED(CONFIG_DEBUG_MUTEXES))
 		kunit_skip(test, "owner is tracked only with CONFIG_DEBUG_MUTEXES");
-	if (!loud_cases)
-		kunit_skip(test, "its refusal must warn: load with loud_cases=1");
+	if (!PT_LOUD_CASES)
+		kunit_skip(test, "its refusal must warn: build with PT_LOUD_CASES 1");
 	fix = pt_fix_new(1);
 	KUNIT_ASSERT_NOT_NULL(test, fix);
 
