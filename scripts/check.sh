@@ -212,51 +212,68 @@ if [ "${PSEM_CHECK_MODEL:-1}" != 0 ]; then
 	if bash "$top/scripts/check-model.sh"; then stage_done ok; else fail_step "spin model"; fi
 fi
 
-# The torture of a test kernel runs in the background, one at a time, from
-# the end of that kernel's KUnit stage: beside the next kernel's KUnit
-# guest, and the last one beside the DKMS and stock stages (a torture guest
-# runs for a fixed time; a stock step is mostly a short module build). So
-# at most two guests run at once. Each torture's output is printed, and
-# its result counted, after the stock stage. PSEM_CHECK_TORTURE_BG=0 runs
-# each torture in turn after its kernel's KUnit instead.
-torture_pid='' torture_names=() torture_rcs=()
+# The torture of the test kernels runs in the background, one kernel at a
+# time, each from the end of that kernel's KUnit stage: beside the next
+# kernel's KUnit guest, and the last one beside the DKMS and stock stages (a
+# torture guest runs for a fixed time; a stock step is mostly a short module
+# build). So at most two guests run at once. A background worker takes the
+# kernels in order and waits for a marker that the main loop leaves when a
+# kernel's KUnit stage is over. Each torture's output is printed, and its
+# result counted, after the stock stage. PSEM_CHECK_TORTURE_BG=0 runs each
+# torture in turn after its kernel's KUnit instead.
+torture_pid='' torture_dir=$cache/work/torture-queue
 torture_on=0
 [ "${PSEM_CHECK_TORTURE:-1}" = 0 ] || torture_on=1
-# torture_wait: wait for the running torture and note its result.
-torture_wait() {
-	[ -n "$torture_pid" ] || return 0
-	local rc=0
-	wait "$torture_pid" || rc=$?
-	torture_rcs+=("$rc")
-	torture_pid=''
+# torture_worker FLAVOUR...: each FLAVOUR's torture once its marker exists.
+torture_worker() {
+	local f rc
+	for f in "$@"; do
+		while [ ! -e "$torture_dir/$f.ready" ]; do
+			kill -0 $$ 2>/dev/null || return 1	# check.sh is gone
+			sleep 2
+		done
+		rc=0
+		PSEM_TORTURE_KERNELS=$f KDIR='' \
+			bash "$top/scripts/torture.sh" "" "${PSEM_CHECK_TORTURE_S:-60}" \
+			>"$logdir/torture-$f.out" 2>&1 </dev/null || rc=$?
+		echo "$rc" >"$torture_dir/$f.rc"
+	done
 }
-# torture_start FLAVOUR: start FLAVOUR's torture, after the previous one.
-torture_start() {
-	torture_wait
-	torture_names+=("$1")
-	PSEM_TORTURE_KERNELS=$1 KDIR='' \
-		bash "$top/scripts/torture.sh" "" "${PSEM_CHECK_TORTURE_S:-60}" \
-		>"$logdir/torture-$1.out" 2>&1 &
-	torture_pid=$!
-	echo "== torture ($1): started in the background (output: $logdir/torture-$1.out)"
-	[ "${PSEM_CHECK_TORTURE_BG:-1}" != 0 ] || torture_wait
+# torture_ready FLAVOUR: its KUnit stage is over; let its torture run.
+torture_ready() {
+	[ $torture_on = 1 ] || return 0
+	touch "$torture_dir/$1.ready"
+	if [ "${PSEM_CHECK_TORTURE_BG:-1}" = 0 ]; then
+		while [ ! -e "$torture_dir/$1.rc" ]; do sleep 2; done
+	else
+		echo "== torture ($1): running in the background (output: $logdir/torture-$1.out)"
+	fi
 }
-# torture_done: wait for the last torture; print each one's output, count it.
+# torture_done: wait for the worker; print each torture's output, count it.
 torture_done() {
-	torture_wait
-	local i
-	for i in "${!torture_names[@]}"; do
-		stage "torture (${torture_names[$i]}: ${PSEM_CHECK_TORTURE_S:-60}s, then the busted lock)"
-		cat "$logdir/torture-${torture_names[$i]}.out"
-		if [ "${torture_rcs[$i]}" = 0 ]; then
+	[ -n "$torture_pid" ] || return 0
+	wait "$torture_pid" || true
+	torture_pid=''
+	local f
+	for f in $kernels; do
+		stage "torture ($f: ${PSEM_CHECK_TORTURE_S:-60}s, then the busted lock)"
+		cat "$logdir/torture-$f.out" 2>/dev/null
+		if [ "$(cat "$torture_dir/$f.rc" 2>/dev/null)" = 0 ]; then
 			stage_done "ok (it ran in the background)"
 		else
-			fail_step "torture ${torture_names[$i]}"
+			fail_step "torture $f"
 		fi
 	done
 }
 
 kernels=${PSEM_CHECK_KERNELS-debug kcsan rt}	# set and empty: none
+[ -n "${kernels// /}" ] || torture_on=0
+if [ $torture_on = 1 ]; then
+	rm -rf "$torture_dir" && mkdir -p "$torture_dir"
+	# shellcheck disable=SC2086 # one word per kernel
+	torture_worker $kernels &
+	torture_pid=$!
+fi
 for flavour in $kernels; do
 	label=$("$top/scripts/build-kernel.sh" --name "$flavour" 2>/dev/null) || label=$flavour
 	stage "$label kernel: build"
@@ -264,6 +281,7 @@ for flavour in $kernels; do
 	if ! kdir=$("$top/scripts/build-kernel.sh" "$flavour" 2>"$blog"); then
 		tail -n 30 "$blog" | sed 's/^/  | /'
 		fail_step "$flavour kernel build"
+		torture_ready "$flavour"
 		continue
 	fi
 	[ ! -s "$blog" ] || echo "built $kdir (log: $blog)"
@@ -272,7 +290,7 @@ for flavour in $kernels; do
 	rc=0
 	run_kernel "$flavour" "$kdir/arch/x86/boot/bzImage" "$kdir" "$label" || rc=$?
 	if [ $rc = 0 ]; then stage_done ok; else fail_step "$flavour kernel" $rc; fi
-	[ $torture_on = 0 ] || torture_start "$flavour"
+	torture_ready "$flavour"
 done
 
 # dkms_build: `dkms build` in a private DKMS tree (--dkmstree, --sourcetree,
