@@ -227,7 +227,7 @@ long psem_take_or_mark(struct psem *sem, long n);
 void psem_wake_served(struct list_head *wake);
 int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
 		     enum psem_wait_kind kind, unsigned int state,
-		     long timeout);
+		     long timeout) __releases(&sem->wq.lock);
 void psem_link(struct psem *sem, struct psem_waiter *w, long n,
 	       enum psem_wait_kind kind, struct task_struct *task);
 bool psem_cancel(struct psem *sem, struct psem_waiter *w);

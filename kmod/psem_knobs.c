@@ -219,6 +219,8 @@ EXPORT_SYMBOL_NS_GPL(psem_warn_count, PSEM_KNOBS);
  *
  * Each psem entry point that refuses a call warns once per caller, keyed by
  * the caller's return address; this counts those callers, quiet mode or not.
+ *
+ * Return: the number of distinct callers remembered so far.
  */
 u64 psem_warn_site_count(void)
 {

@@ -30,7 +30,7 @@
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 #define mx_dep(lock) (&(lock)->dep_map)
 #else
-#define mx_dep(lock) NULL
+#define mx_dep(lock) ((void)(lock), (struct lockdep_map *)NULL)
 #endif
 
 static void psem_mutex_set_owner(struct psem_mutex *lock,

@@ -28,8 +28,9 @@
  * number can be woken without holding it. wake_q_add() is not exported to
  * modules, so the list runs through the waiters themselves, and a task
  * reference keeps each task alive past the store that lets it return.
- * An asynchronous waiter's callback is called instead, inside the RCU
- * read-side section that psem_dequeue() opened for it.
+ * An asynchronous waiter's callback is called instead. Callers hold
+ * rcu_read_lock() from before they take the queue lock until this returns:
+ * see psem_cancel_async_sync().
  */
 void psem_wake_served(struct list_head *wake)
 {
@@ -48,7 +49,6 @@ void psem_wake_served(struct list_head *wake)
 			 * in program order: nothing to publish.
 			 */
 			aw->fn(aw, w->result);
-			rcu_read_unlock();	/* see psem_cancel_async_sync() */
 			continue;
 		}
 
@@ -67,17 +67,16 @@ void psem_wake_served(struct list_head *wake)
 }
 
 /*
- * Takes @w off the queue, onto @wake, to end its wait with @result. For an
- * asynchronous waiter it opens an RCU read-side section that ends after
- * its callback returns, in psem_wake_served(): psem_cancel_async_sync(),
- * finding the waiter gone from the queue, waits for it with
- * synchronize_rcu().
+ * Takes @w off the queue, onto @wake, to end its wait with @result. Every
+ * path that may get here holds rcu_read_lock() from before it took the
+ * queue lock until its psem_wake_served() has returned, so that
+ * psem_cancel_async_sync(), finding an asynchronous waiter gone from the
+ * queue, can wait for its callback with synchronize_rcu().
  */
 static void psem_dequeue(struct psem_waiter *w, int result,
 			 struct list_head *wake)
 {
-	if (w->kind == PSEM_WAIT_ASYNC)
-		rcu_read_lock();
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "psem: dequeue outside RCU");
 	w->result = result;
 	w->served = true;
 	list_move_tail(&w->wq_entry.entry, wake);
@@ -213,6 +212,7 @@ bool psem_cancel(struct psem *sem, struct psem_waiter *w)
 	LIST_HEAD(wake);
 	bool linked;
 
+	rcu_read_lock();	/* see psem_dequeue() */
 	spin_lock_irqsave(&sem->wq.lock, flags);
 	linked = !w->served;
 	if (linked) {
@@ -223,6 +223,7 @@ bool psem_cancel(struct psem *sem, struct psem_waiter *w)
 	}
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	psem_wake_served(&wake);
+	rcu_read_unlock();
 	return linked;
 }
 
@@ -287,6 +288,7 @@ void psem_link(struct psem *sem, struct psem_waiter *w, long n,
 
 int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
 		     enum psem_wait_kind kind, unsigned int state, long timeout)
+	__releases(&sem->wq.lock)
 {
 	int ret;
 

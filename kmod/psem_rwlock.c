@@ -32,7 +32,7 @@
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 #define rw_dep(lock) (&(lock)->dep_map)
 #else
-#define rw_dep(lock) NULL
+#define rw_dep(lock) ((void)(lock), (struct lockdep_map *)NULL)
 #endif
 
 void __psem_rwlock_init(struct psem_rwlock *lock, const char *name,
