@@ -91,8 +91,8 @@ def main():
                "atomic_long_try_cmpxchg_relaxed(")
     elif name == "fast-release-with-waiter":
         if waiters_bit(d):
-            mutate(d, "psem_fast_ok", "!(cur & PSEM_FLAGS)",
-                   "!(cur & PSEM_CONTENDED)")
+            mutate(d, "psem_release_fast", "unlikely(cur & PSEM_FLAGS)",
+                   "unlikely(cur & PSEM_CONTENDED)")
         else:
             mutate(d, "psem_release_fast", "cur <= 0 || ", "")
     elif name == "handoff-acquire-relaxed":

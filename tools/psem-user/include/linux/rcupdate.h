@@ -17,5 +17,7 @@ void rcu_read_lock(void);
 void rcu_read_unlock(void);
 void synchronize_rcu(void);
 #define rcu_read_lock_held()	(current->rcu_nesting > 0)
+/* As with CONFIG_PROVE_RCU: a warning, which the stress counts as a failure. */
+#define RCU_LOCKDEP_WARN(c, s)	WARN_ON_ONCE(c)
 
 #endif
