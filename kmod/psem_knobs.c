@@ -217,10 +217,8 @@ EXPORT_SYMBOL_NS_GPL(psem_warn_count, PSEM_KNOBS);
 /**
  * psem_warn_site_count - the number of distinct callers refused so far
  *
- * Each psem entry point that refuses a call warns once per caller, keyed by
- * the caller's return address; this counts those callers, quiet mode or not.
- *
- * Return: the number of distinct callers remembered so far.
+ * Return: how many callers psem has warned about (a refusal warns once per
+ * caller, keyed by the return address), counted in quiet mode too.
  */
 u64 psem_warn_site_count(void)
 {
