@@ -110,6 +110,20 @@ static __always_inline bool psem_take(struct psem *sem, long n)
 	}
 }
 
+/* Counts and traces a lock-free release's exchange, which @landed or not. */
+static __always_inline bool psem_fast_landed(struct psem *sem, long n,
+					     bool landed)
+{
+	if (likely(landed)) {
+		psem_stat(PSEM_STAT_FAST_RELEASE);
+		if (trace_psem_release_enabled())
+			trace_psem_release(sem, n, true);
+		return true;
+	}
+	psem_stat(PSEM_STAT_FAST_CAS_FAIL);
+	return false;
+}
+
 /*
  * The fast path: one strong compare-exchange while nobody waits. No retry
  * loop: a failure means another CPU is writing the word, and retrying here
@@ -153,15 +167,9 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	 * PSEM_WAITERS is clear: a waiter that sets it first makes this
 	 * fail, and one that sets it later reads what this added.
 	 */
-	if (likely(atomic_long_try_cmpxchg_release(&sem->count, &cur,
-						   cur + n * PSEM_ONE))) {
-		psem_stat(PSEM_STAT_FAST_RELEASE);
-		if (trace_psem_release_enabled())
-			trace_psem_release(sem, n, true);
-		return true;
-	}
-	psem_stat(PSEM_STAT_FAST_CAS_FAIL);
-	return false;
+	return psem_fast_landed(sem, n,
+				atomic_long_try_cmpxchg_release(&sem->count, &cur,
+								cur + n * PSEM_ONE));
 slow:
 	if (cur & PSEM_CONTENDED)
 		psem_stat(PSEM_STAT_FLAG_HONOURED);
@@ -182,15 +190,9 @@ static __always_inline bool psem_release_all_fast(struct psem *sem, long n)
 	if (!static_branch_likely(&psem_rule_key))
 		return false;
 	/* RELEASE: as in psem_release_fast(). */
-	if (likely(atomic_long_try_cmpxchg_release(&sem->count, &cur,
-						   n * PSEM_ONE))) {
-		psem_stat(PSEM_STAT_FAST_RELEASE);
-		if (trace_psem_release_enabled())
-			trace_psem_release(sem, n, true);
-		return true;
-	}
-	psem_stat(PSEM_STAT_FAST_CAS_FAIL);
-	return false;
+	return psem_fast_landed(sem, n,
+				atomic_long_try_cmpxchg_release(&sem->count, &cur,
+								n * PSEM_ONE));
 }
 
 /*
