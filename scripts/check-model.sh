@@ -11,9 +11,10 @@
 #           trails (with their replays) in DIR instead of a temporary directory
 #
 # Every correct configuration (the psem, seed, locked and mixed release
-# rules) must verify with errors: 0 and a complete search; every coverage
-# witness and broken variant (a)-(f) must produce a violation; variant (g)
-# must not. Exits non-zero on any unexpected result.
+# rules; asynchronous waiters and close) must verify with errors: 0 and a
+# complete search; every coverage witness and broken variant (a)-(f) and
+# (h)-(k) must produce a violation; variant (g) must not. Exits non-zero on
+# any unexpected result.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -129,14 +130,28 @@ verify() {
 	total_states=$((total_states + stored))
 }
 
+# verify_logged LABEL HASH_BITS DEFINES...: as verify, with the coverage
+# events logged by the same search (-DREACH_LOG: pan prints each event the
+# first time it executes one; a C global, outside the state vector); adds
+# them to logged_events
+verify_logged() {
+	local label=$1 dir
+	verify "$@" -DREACH_LOG || return 1
+	dir=$work/verify-$(echo "$label" | tr -c 'a-z0-9\n' '-')
+	logged_events+=" $(sed -n 's/^model-event \([0-9][0-9]*\)$/\1/p' "$dir/pan.out" | tr '\n' ' ')"
+}
+
 # describe DIR: a readable name for the first error pan reported in DIR
 describe() {
-	local dir=$1 sleep_line
+	local dir=$1
 	case $first_error in
 	*"invalid end state"*)
-		sleep_line=$(grep -n 'asleep \*/' "$dir/psem.pml" | cut -d: -f1)
-		if grep -Eq "proc +[0-9]+ \(P:1\) psem.pml:$sleep_line " "$dir/replay.txt"; then
+		# the final values in the replay: a waiter still linked, or
+		# the lock still held by a task blocked on it
+		if grep -Eq '^\s+linked\[[0-9]\] = 1$' "$dir/replay.txt"; then
 			echo "invalid end state: a waiter asleep forever (stuck waiter)"
+		elif grep -Eq '^\s+lk = 1$' "$dir/replay.txt"; then
+			echo "invalid end state: a callback's release waits forever for the queue lock its caller holds"
 		else
 			echo "invalid end state (deadlock)"
 		fi ;;
@@ -149,7 +164,19 @@ describe() {
 	*"(word/4)<needed"*)
 		echo "assertion: lost wake-up (a linked waiter could be served)" ;;
 	*"live[i]"*)
-		echo "assertion: done published to a waiter that has returned (its stack is gone)" ;;
+		if grep -q ASYNC "$dir/defines"; then
+			echo "assertion: a waiter's struct used after it went back to its owner (an async waiter cancelled, then called back)"
+		else
+			echo "assertion: done published to a waiter that has returned (its stack is gone)"
+		fi ;;
+	*"(how["*"]==0)"*)
+		echo "assertion, exactly once: a waiter taken off the queue twice (cancelled after it was served)" ;;
+	*"(how[id]==3)"*)
+		echo "assertion, exactly once: an async waiter both cancelled and called back, or neither" ;;
+	*"(sc&&(se==reopens))"*)
+		echo "assertion: an acquire that began on a closed psem succeeded (no reopen since)" ;;
+	*"(word&128)"*)
+		echo "assertion: a waiter linked on a closed psem" ;;
 	*"ticket[w]==1"*)
 		echo "assertion: FIFO order broken" ;;
 	*"((word/4)<=("*)
@@ -186,7 +213,7 @@ print_trail() {
 	dir=$work/broken-$(echo "$1" | tr -c 'a-z0-9\n' '-')
 	echo "model:   trail (shared-state steps; pid 2 = P(0), pid 3 = P(1)):"
 	grep -E '^ *[0-9]+:\s+proc +[0-9]+ \(P:1\)' "$dir/replay.txt" |
-		grep -E '\[(cur = word|word = |lk = |linked\[id\] = |needed\[id\] = |debt = |done\[i\] = |done\[id\] = 0)' |
+		grep -E '\[(cur = word|word = |lk = |linked\[id\] = |needed\[id\] = |debt = |done\[i\] = |done\[id\] = 0|stale = |cbs\[i\] = |infl\[id\] = acq)' |
 		sed -E 's/^ *([0-9]+):\s+proc +([0-9]+) \(P:1\) psem.pml:([0-9]+) \(state [0-9]+\)\s+\[(.*)\]$/model:     step \1: pid \2, line \3: \4/'
 }
 
@@ -238,6 +265,37 @@ verify "locked rule, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=0 -DNPROC=3 -
 # The switches flipped while releases run: each release picks a rule.
 verify "any rule per release, 2 procs (3 ops each, init 2, max 3)" 24 -DRULE=3 -DNPROC=2 -DOPS=3 -DINIT=2 -DMAX=3 || true
 verify "any rule per release, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=3 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
+
+# --- asynchronous waiters (issue 10) and close (issue 9) ----------------------
+# -DASYNC: an acquire may be asynchronous (its callback runs after the unlock
+# of whoever takes it off the queue and releases the grant into the same
+# psem; its owner may cancel at any moment). -DCLOSE: a closer process
+# closes the psem once, at any moment, and may reopen it; the processes
+# are then at most 2 besides it. Each search also logs the coverage events
+# it executes; together they must reach every new event.
+logged_events=
+verify_logged "async, 3 procs (1 op each, init 2, max 3)" 24 \
+	-DASYNC -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
+verify_logged "async + close, 2 procs + closer (2 ops each, init 2, max 3)" 24 \
+	-DASYNC -DCLOSE -DNPROC=2 -DOPS=2 -DINIT=2 -DMAX=3 || true
+verify_logged "any rule, async + close, 2 procs + closer (1 op each, init 2, max 3)" 24 \
+	-DRULE=3 -DASYNC -DCLOSE -DNPROC=2 -DOPS=1 -DINIT=2 -DMAX=3 || true
+new_events="20:cb-grant 21:cb-nested 22:async-cancel-won 23:async-cancel-lost
+	24:async-partial 25:close-partial 27:closed-release 28:closed-refuse
+	29:reopen-take 30:cancel-shut 31:cb-shut"
+n_new=0
+n_seen=0
+seen_names=()
+for ev in $new_events; do
+	n_new=$((n_new + 1))
+	if [[ " $logged_events " == *" ${ev%%:*} "* ]]; then
+		n_seen=$((n_seen + 1))
+		seen_names+=("${ev#*:}")
+	else
+		die_unexpected "coverage: event ${ev#*:} NOT reached by the async and close searches"
+	fi
+done
+echo "model: coverage (async, close): $n_seen/$n_new events reached (${seen_names[*]})"
 
 # --- coverage: the interesting races do happen in the checked configurations --
 reached=()
@@ -295,6 +353,23 @@ expect_violation "link-without-drain, queue asserts off" \
 	-DBROKEN_LINK_WITHOUT_DRAIN -DNO_QUEUE_INV "${brk[@]}" || true
 # (f) a served waiter that cancels returns before its releaser published done
 expect_violation no-done-wait -DBROKEN_NO_DONE_WAIT "${brk[@]}" || true
+
+# (h) an async cancel that decides on `served` read before taking the lock:
+# a waiter served meanwhile is "cancelled" and called back as well
+brk_async=(-DASYNC -DNPROC=2 -DOPS=1)
+if expect_violation cancel-unlocked -DBROKEN_CANCEL_UNLOCKED "${brk_async[@]}"; then
+	print_trail cancel-unlocked
+fi
+expect_violation "cancel-unlocked, queue asserts off" \
+	-DBROKEN_CANCEL_UNLOCKED -DNO_QUEUE_INV "${brk_async[@]}" || true
+# (i) callbacks called before the unlock: a callback's release of its grant
+# (through the lock, under the locked rule) waits for the lock forever
+expect_violation cb-under-lock -DBROKEN_CB_UNDER_LOCK -DRULE=0 "${brk_async[@]}" || true
+# (j) close fails the waiters without giving back their partial grants
+brk_close=(-DCLOSE -DNPROC=2 -DOPS=1)
+expect_violation close-no-giveback -DBROKEN_CLOSE_NO_GIVEBACK "${brk_close[@]}" || true
+# (k) a slow acquire that does not refuse on a closed psem
+expect_violation acquire-closed -DBROKEN_ACQUIRE_CLOSED "${brk_close[@]}" || true
 
 # --- variant (g): the fast release retries its exchange in a loop -------------
 # Expected to be a performance problem only (cache-line ping-pong, a locked
