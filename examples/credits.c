@@ -277,8 +277,8 @@ void credits_stop(void)
 	cap = psem_capacity(&credits);
 	psem_close(&credits);
 	ret = psem_quiesce(&credits, 10 * HZ);
-	pr_info("psem_consumer: credits: closed and quiesced (%d): %ld of %ld home (expected %ld)\n",
-		ret, psem_available(&credits), cap, cap);
+	pr_info("psem_consumer: credits: closed, quiesce returned %d (expected 0); credits home %ld (expected %ld)\n",
+		ret, psem_available(&credits), cap);
 	for (i = 0; i < CREDITS_SUBMITTERS; i++) {
 		if (!credits_submitter[i])
 			continue;
@@ -287,8 +287,8 @@ void credits_stop(void)
 	}
 	hrtimer_cancel(&credits_timer);
 	psem_debugfs_unregister(&credits);
-	pr_info("psem_consumer: credits: %d requests, %d completed (expected %d); %ld credits returned (expected %ld); %d submitters shut out\n",
-		atomic_read(&credits_issued), atomic_read(&credits_completed),
-		atomic_read(&credits_issued), atomic_long_read(&credits_returned),
+	pr_info("psem_consumer: credits: requests completed %d (expected %d); credits returned %ld (expected %ld); %d submitters shut out\n",
+		atomic_read(&credits_completed), atomic_read(&credits_issued),
+		atomic_long_read(&credits_returned),
 		atomic_long_read(&credits_taken), atomic_read(&credits_shut));
 }

@@ -37,9 +37,10 @@ echo "psem demo on Debian's stock kernel $kver, in QEMU (console log: $log)"
 show "guest kernel (uname -r)" UNAME
 show "loaded modules (lsmod | grep psem)" LSMOD
 show "the consumer's kernel log (psem_consumer: lines)" CONSUMER
+show "the credit pool in /sys/kernel/debug/psem/sems/ (waiters and all)" CREDITS
 show "debugfs switches (initial -> after echo 0 -> after echo 1)" KNOBS
 show "/sys/kernel/debug/psem/stats" STATS
-show "unload" UNLOAD
+show "unload (the credit pool closes and quiesces)" UNLOAD
 taints=$(tr -d '\r' <"$log" | grep -cE 'module verification failed|taints kernel' || true)
 echo "taint notes: $taints (expected: psem is an unsigned out-of-tree module)"
 if scan_splats "$log" >/dev/null; then

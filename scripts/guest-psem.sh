@@ -125,6 +125,19 @@ part CONSUMER
 run insmod examples/psem_consumer.ko
 dmesg | sed -n 's/^\[[^]]*\] //; /^psem_consumer:/p'
 
+# The example's credit pool (examples/credits.c) as debugfs shows it, while
+# its submitters run: once at once, once after the resizes (40 ms apart).
+part CREDITS
+view=/sys/kernel/debug/psem/sems/psem_consumer_credits
+if [ -r "$view" ]; then
+	cat "$view"
+	sleep 1
+	echo "-- after the resizes:"
+	cat "$view"
+else
+	echo "guest: no $view"
+fi
+
 part STATS
 run cat "$knobs/stats"
 
@@ -136,7 +149,10 @@ part LSMOD
 lsmod | grep psem
 
 part UNLOAD
+mark=$(dmesg | wc -l)
 run rmmod psem_consumer
+# What the consumer said on its way out: the doorbell, close and quiesce.
+dmesg | tail -n +"$((mark + 1))" | sed -n 's/^\[[^]]*\] //; /^psem_consumer:/p'
 for m in $loaded; do	# newest first
 	run rmmod "$m"
 done
