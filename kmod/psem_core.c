@@ -47,7 +47,6 @@
 #include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/ratelimit.h>
-#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/debug.h>
 #include <linux/sched/signal.h>
@@ -216,12 +215,10 @@ int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
 
 	psem_stat(PSEM_STAT_LOCKED_RELEASE);
 	trace_psem_release(sem, n, false);
-	rcu_read_lock();	/* see psem_dequeue() */
 	spin_lock_irqsave(&sem->wq.lock, flags);
 	ret = psem_add_locked(sem, n, &wake, ip);
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	psem_wake_served(&wake);
-	rcu_read_unlock();
 	return ret;
 }
 

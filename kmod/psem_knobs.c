@@ -36,8 +36,13 @@
 DEFINE_STATIC_KEY_TRUE(psem_fast_release_key);
 DEFINE_STATIC_KEY_TRUE(psem_zero_release_key);
 DEFINE_STATIC_KEY_TRUE(psem_rule_key);
-/* Serialises the two switches behind psem_rule_key. */
-static DEFINE_MUTEX(psem_rule_lock);
+/*
+ * Serialises every switch: static_branch_disable() warns if it lands in
+ * the middle of another task's static_branch_enable() of the same key, as
+ * two administrators writing one switch at once would make it; and the two
+ * switches behind psem_rule_key must be read together.
+ */
+static DEFINE_MUTEX(psem_switch_lock);
 DEFINE_STATIC_KEY_TRUE(psem_contention_flag_key);
 DEFINE_STATIC_KEY_FALSE(psem_stats_key);
 DEFINE_PER_CPU(struct psem_cpu_stats, psem_cpu_stats);
@@ -98,8 +103,10 @@ void psem_stats_reset(void)
 }
 EXPORT_SYMBOL_NS_GPL(psem_stats_reset, PSEM_KNOBS);
 
+/* Under psem_switch_lock. */
 static void psem_set_key(struct static_key_true *key, bool on)
 {
+	lockdep_assert_held(&psem_switch_lock);
 	if (on)
 		static_branch_enable(key);
 	else
@@ -109,12 +116,12 @@ static void psem_set_key(struct static_key_true *key, bool on)
 /* Sets one switch of the release rule, and psem_rule_key to match. */
 static void psem_set_rule(struct static_key_true *key, bool on)
 {
-	mutex_lock(&psem_rule_lock);
+	mutex_lock(&psem_switch_lock);
 	psem_set_key(key, on);
 	psem_set_key(&psem_rule_key,
 		     static_key_enabled(&psem_fast_release_key) &&
 		     static_key_enabled(&psem_zero_release_key));
-	mutex_unlock(&psem_rule_lock);
+	mutex_unlock(&psem_switch_lock);
 }
 
 /** psem_fast_release_enabled - whether releases try the lock-free path */
@@ -171,7 +178,9 @@ EXPORT_SYMBOL_NS_GPL(psem_contention_flag_enabled, PSEM_KNOBS);
  */
 void psem_set_contention_flag(bool on)
 {
+	mutex_lock(&psem_switch_lock);
 	psem_set_key(&psem_contention_flag_key, on);
+	mutex_unlock(&psem_switch_lock);
 }
 EXPORT_SYMBOL_NS_GPL(psem_set_contention_flag, PSEM_KNOBS);
 
@@ -190,10 +199,12 @@ EXPORT_SYMBOL_NS_GPL(psem_stats_enabled, PSEM_KNOBS);
  */
 void psem_set_stats(bool on)
 {
+	mutex_lock(&psem_switch_lock);
 	if (on)
 		static_branch_enable(&psem_stats_key);
 	else
 		static_branch_disable(&psem_stats_key);
+	mutex_unlock(&psem_switch_lock);
 }
 EXPORT_SYMBOL_NS_GPL(psem_set_stats, PSEM_KNOBS);
 

@@ -13,7 +13,6 @@
  */
 
 #include <linux/export.h>
-#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 
@@ -86,7 +85,6 @@ int psem_resize(struct psem *sem, long capacity)
 	    psem_refuse("resize to capacity %ld out of range\n", capacity))
 		return -EINVAL;
 
-	rcu_read_lock();	/* see psem_dequeue() */
 	spin_lock_irqsave(&sem->wq.lock, flags);
 	old = psem_capacity(sem);
 	back = psem_retarget(sem, capacity, &wake);
@@ -111,7 +109,6 @@ int psem_resize(struct psem *sem, long capacity)
 	psem_add_locked(sem, back, &wake, _RET_IP_);
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	psem_wake_served(&wake);
-	rcu_read_unlock();
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(psem_resize, PSEM);
@@ -136,7 +133,6 @@ int psem_close(struct psem *sem)
 	long back = 0;
 	int ret = 0;
 
-	rcu_read_lock();	/* see psem_dequeue() */
 	spin_lock_irqsave(&sem->wq.lock, flags);
 	/*
 	 * Relaxed RMW: "closed" publishes no data; a task that reads it
@@ -154,7 +150,6 @@ int psem_close(struct psem *sem)
 unlock:
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	psem_wake_served(&wake);
-	rcu_read_unlock();
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(psem_close, PSEM);
@@ -205,14 +200,12 @@ static int psem_quiesce_common(struct psem *sem, unsigned int state,
 	    psem_refuse_ip(ip, "quiesce of a psem without a capacity\n"))
 		return -EINVAL;
 
-	rcu_read_lock();	/* see psem_dequeue() */
 	spin_lock_irq(&sem->wq.lock);
 	cap = psem_capacity(sem);
 	w.needed = cap - psem_take_or_mark(sem, cap);
 	/* All home now, unless a debt (which sets the bit) is owed. */
 	if (!w.needed && !sem->debt) {
 		spin_unlock_irq(&sem->wq.lock);
-		rcu_read_unlock();
 		w.n = cap;
 		goto give_back;
 	}
@@ -223,10 +216,8 @@ static int psem_quiesce_common(struct psem *sem, unsigned int state,
 		psem_add_locked(sem, cap - w.needed, &wake, ip);
 		spin_unlock_irq(&sem->wq.lock);
 		psem_wake_served(&wake);
-		rcu_read_unlock();
 		return -ETIME;
 	}
-	rcu_read_unlock();	/* nothing left the queue */
 	ret = psem_wait_queued(sem, &w, cap, PSEM_WAIT_QUIESCE, state,
 			       timeout);
 	if (ret)

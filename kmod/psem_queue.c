@@ -23,14 +23,33 @@
 #include "psem_internal.h"
 
 /*
+ * rcu_read_lock() and rcu_read_unlock() for an asynchronous completion,
+ * less sparse's context annotation: the section opens in psem_dequeue(),
+ * under the queue lock, and closes in psem_wake_served(), after the
+ * callback, and only for an asynchronous waiter, which sparse cannot
+ * follow. Lockdep still tracks it (rcu_lock_map). Paths without an
+ * asynchronous waiter pay nothing.
+ */
+static void psem_async_rcu_enter(void)
+{
+	__rcu_read_lock();
+	rcu_lock_acquire(&rcu_lock_map);
+}
+
+static void psem_async_rcu_exit(void)
+{
+	rcu_lock_release(&rcu_lock_map);
+	__rcu_read_unlock();
+}
+
+/*
  * Wakes the waiters that a locked path served and moved to @wake, once the
  * queue lock is dropped, so that the woken tasks do not spin on it and any
  * number can be woken without holding it. wake_q_add() is not exported to
  * modules, so the list runs through the waiters themselves, and a task
  * reference keeps each task alive past the store that lets it return.
- * An asynchronous waiter's callback is called instead. Callers hold
- * rcu_read_lock() from before they take the queue lock until this returns:
- * see psem_cancel_async_sync().
+ * An asynchronous waiter's callback is called instead, and the RCU
+ * read-side section psem_dequeue() opened for it closed after it returns.
  */
 void psem_wake_served(struct list_head *wake)
 {
@@ -49,6 +68,7 @@ void psem_wake_served(struct list_head *wake)
 			 * in program order: nothing to publish.
 			 */
 			aw->fn(aw, w->result);
+			psem_async_rcu_exit();
 			continue;
 		}
 
@@ -67,16 +87,17 @@ void psem_wake_served(struct list_head *wake)
 }
 
 /*
- * Takes @w off the queue, onto @wake, to end its wait with @result. Every
- * path that may get here holds rcu_read_lock() from before it took the
- * queue lock until its psem_wake_served() has returned, so that
- * psem_cancel_async_sync(), finding an asynchronous waiter gone from the
- * queue, can wait for its callback with synchronize_rcu().
+ * Takes @w off the queue, onto @wake, to end its wait with @result. For an
+ * asynchronous waiter it opens an RCU read-side section that ends after
+ * its callback returns: psem_cancel_async_sync(), finding the waiter gone
+ * from the queue (under the lock, so after this), waits for the callback
+ * with synchronize_rcu().
  */
 static void psem_dequeue(struct psem_waiter *w, int result,
 			 struct list_head *wake)
 {
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "psem: dequeue outside RCU");
+	if (w->kind == PSEM_WAIT_ASYNC)
+		psem_async_rcu_enter();
 	w->result = result;
 	w->served = true;
 	list_move_tail(&w->wq_entry.entry, wake);
@@ -212,7 +233,6 @@ bool psem_cancel(struct psem *sem, struct psem_waiter *w)
 	LIST_HEAD(wake);
 	bool linked;
 
-	rcu_read_lock();	/* see psem_dequeue() */
 	spin_lock_irqsave(&sem->wq.lock, flags);
 	linked = !w->served;
 	if (linked) {
@@ -223,7 +243,6 @@ bool psem_cancel(struct psem *sem, struct psem_waiter *w)
 	}
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	psem_wake_served(&wake);
-	rcu_read_unlock();
 	return linked;
 }
 

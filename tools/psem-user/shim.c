@@ -460,3 +460,6 @@ void flush_workqueue(struct workqueue_struct *wq)
 		pthread_cond_wait(&psem_user_wq_idle, &psem_user_wq_lock);
 	pthread_mutex_unlock(&psem_user_wq_lock);
 }
+
+/* Stands for lockdep's map of RCU readers; never read. */
+int rcu_lock_map;
