@@ -60,7 +60,7 @@ part KNOBS
 # Who may touch them: the switches change psem's behaviour and are root's
 # alone (0600); stats is read-only (0400). debugfs is root-only anyway.
 modes=
-for f in fast_release:600 contention_flag:600 stats_enabled:600 stats:400; do
+for f in fast_release:600 zero_release:600 contention_flag:600 stats_enabled:600 stats:400; do
 	mode=$(stat -c %a "$knobs/${f%%:*}") || mode=none
 	modes="$modes ${f%%:*} $mode,"
 	if [ "$mode" != "${f#*:}" ]; then
@@ -69,7 +69,7 @@ for f in fast_release:600 contention_flag:600 stats_enabled:600 stats:400; do
 	fi
 done
 echo "modes:${modes%,}"
-for k in fast_release contention_flag stats_enabled; do
+for k in fast_release zero_release contention_flag stats_enabled; do
 	if [ ! -f "$knobs/$k" ]; then
 		echo "guest: FAILED: no $knobs/$k"
 		failed=1
@@ -88,7 +88,7 @@ done
 # psem's switches accepted it while they used that).
 long_a=$(printf '%200s' '' | tr ' ' a)
 long_0=$(printf '%199s' '' | tr ' ' 0)x
-for k in fast_release contention_flag stats_enabled; do
+for k in fast_release zero_release contention_flag stats_enabled; do
 	[ -f "$knobs/$k" ] || continue
 	was=$(cat "$knobs/$k")
 	n=0 refused=0 why=
