@@ -17,6 +17,12 @@
 #   PSEM_QEMU_MEM      guest memory (default 1G)
 #   PSEM_QEMU_ARGS     extra QEMU arguments, word-split (e.g. "-icount shift=0")
 #   PSEM_QEMU_KVM=1    use KVM instead of TCG (KVM guests hang on some hosts)
+#   PSEM_QEMU_TCG      "multi" (default) or "single": TCG's threading. QEMU
+#                      7.2's multi-threaded TCG mishandles cross-modifying
+#                      code: flipping a static key while another vCPU runs
+#                      its code soft-locks the guest in an int3 storm (seen
+#                      without psem). Runs that flip switches under load
+#                      (the live-flip torture) use "single".
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -29,7 +35,10 @@ if [ "${PSEM_QEMU_KVM:-0}" = 1 ]; then
 	accel=(-accel kvm -cpu host)
 else
 	# -icount (deterministic instruction counts) refuses multi-threaded TCG.
-	tcg=multi
+	tcg=${PSEM_QEMU_TCG:-multi}
+	case $tcg in single | multi) ;; *)
+		echo "qemu-run: PSEM_QEMU_TCG must be single or multi" >&2; exit 2 ;;
+	esac
 	case " ${PSEM_QEMU_ARGS:-} " in *" -icount "*) tcg=single ;; esac
 	# shellcheck disable=SC2054 # the commas are QEMU's, not array separators
 	accel=(-accel "tcg,thread=$tcg" -cpu max)
