@@ -223,7 +223,7 @@ torture_live() {
 		"$top/scripts/qemu-run.sh" "$kernel" "$cpio" "$log" || ok=1
 	echo "console log: $log (guest ran $((SECONDS - t0))s)"
 	lines=$(tr -d '\r' <"$log" | sed -n 's/^\[ *[0-9.]*\] //; /^psem_torture: /p')
-	grep -E ': (phase .* done|rules:|End of test|ops )' <<<"$lines" | sed 's/^/  /'
+	grep -E ': (phase .* done|rules:|lifecycle:|End of test|ops )' <<<"$lines" | sed 's/^/  /'
 	grep -F 'psem_torture: VIOLATION' <<<"$lines" | head -n 5 | sed 's/^/  /'
 	if ! grep -qx 'psem_torture: End of test: SUCCESS' <<<"$lines"; then
 		echo "torture ($name): the live-flip run did not end with SUCCESS"
@@ -277,7 +277,7 @@ torture_kernel() {
 	# The module's summary lines, and the first violations of each run.
 	local lines v
 	lines=$(tr -d '\r' <"$log" | sed -n 's/^\[ *[0-9.]*\] //; /^psem_torture\(([a-z]*)\)\{0,1\}: /p')
-	grep -E ': (Start of test|phase .* done|psem stats|rules:|signals=|End of test|ops )' <<<"$lines" |
+	grep -E ': (Start of test|phase .* done|psem stats|rules:|signals=|lifecycle:|End of test|ops )' <<<"$lines" |
 		sed 's/^/  /'
 	for v in 'psem_torture' 'psem_torture(busted)'; do
 		grep -F "$v: VIOLATION" <<<"$lines" | head -n 5 | sed 's/^/  /'
