@@ -83,7 +83,7 @@
  * Linux 6.1 runs a module's suites before it parses its parameters.)
  */
 #ifndef PT_LOUD_CASES
-#define PT_LOUD_CASES 0
+#define PT_LOUD_CASES 1
 #endif
 
 /* What a step kthread does: take one lock, hold it until told, release. */

@@ -92,7 +92,10 @@ splat_re+='|detected stall|Call Trace|refcount_t:|list_add corruption|list_del c
 #                      stack dump (its other lines do not match splat_re);
 #   lockdep-inversion  lockdep's "WARNING: possible circular locking
 #                      dependency detected" and the "Call Trace:" of its
-#                      stack dump (kunit/psem_lockdep_kunit.c).
+#                      stack dump (kunit/psem_lockdep_kunit.c);
+#   refusal            a psem refusal's own WARN: "WARNING: CPU: N PID: N
+#                      at .../psem_*.c:N" and its "Call Trace:"
+#                      (kunit/psem_primitives_kunit.c's loud cases).
 # A window without its report fails too: the test then proved nothing
 # (the tests print the markers only where CONFIG_DEBUG_ATOMIC_SLEEP or
 # CONFIG_PROVE_LOCKING is set). So do an unknown KIND, an end without its begin, and a window left
@@ -127,7 +130,8 @@ scan_splats() {
 				print wnr ":" wline " (window not closed)"
 			split(line, w, " "); win = w[3]; wnr = NR; wline = $0
 			seen = 0; trace = 0
-			if (win != "atomic-sleep" && win != "lockdep-inversion")
+			if (win != "atomic-sleep" && win != "lockdep-inversion" &&
+			    win != "refusal")
 				print NR ":" $0 " (unknown kind of expected splat)"
 			next
 		}
@@ -147,6 +151,11 @@ scan_splats() {
 		}
 		win == "lockdep-inversion" && !seen &&
 		line ~ /^WARNING: possible circular locking dependency detected$/ {
+			seen = 1; trace = 1
+			next
+		}
+		win == "refusal" && !seen &&
+		line ~ /^WARNING: CPU: [0-9]+ PID: [0-9]+ at .*\/psem_[a-z_]+\.c:[0-9]+ / {
 			seen = 1; trace = 1
 			next
 		}
