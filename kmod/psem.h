@@ -16,6 +16,8 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "psem_compat.h"
+
 /* Symbols are exported in namespace PSEM: consumers add MODULE_IMPORT_NS(PSEM). */
 
 /*
