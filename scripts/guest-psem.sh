@@ -133,6 +133,7 @@ if [ -r "$view" ]; then
 	cat "$view"
 	sleep 1
 	echo "-- after the resizes:"
+	dmesg | sed -n 's/^\[[^]]*\] //; /^psem_consumer: credits: resized/p'
 	cat "$view"
 else
 	echo "guest: no $view"
