@@ -134,6 +134,53 @@ else
 	stage_done clean
 fi
 
+# Misuse that must not compile (issue 12): each case is a one-file module
+# against the first stock kernel's headers, with a control that must build,
+# so that a failure is the psem header refusing it, not the setup.
+stage "lint: misuse that must not compile"
+mnc_bad=0
+mnc=$cache/work/lint-must-not-compile
+mnc_case() {	# mnc_case NAME EXPECT(ok|fail) PATTERN BODY
+	local name=$1 expect=$2 pattern=$3 body=$4 dir=$mnc/$1 out rc=0
+	rm -rf "$dir" && mkdir -p "$dir"
+	printf '%s\n' "// SPDX-License-Identifier: GPL-2.0" "#include <linux/module.h>" \
+		"#include <psem.h>" "$body" 'MODULE_LICENSE("GPL");' >"$dir/$name.c"
+	echo "obj-m += $name.o" >"$dir/Kbuild"
+	out=$(make -s -C "${kdirs[0]}" M="$dir" ccflags-y="-I$top/kmod -Werror=unused-result" \
+		KBUILD_MODPOST_WARN=1 modules 2>&1) || rc=1
+	if [ "$expect" = ok ] && [ $rc = 0 ]; then
+		echo "  $name: builds, as it must"
+	elif [ "$expect" = fail ] && [ $rc = 1 ] && grep -qE "$pattern" <<<"$out"; then
+		echo "  $name: refused ($(grep -oE "$pattern" <<<"$out" | head -n1))"
+	else
+		echo "  $name: expected $expect${pattern:+ with /$pattern/}, got exit $rc:"
+		sed 's/^/  | /' <<<"$out" | head -n 20
+		mnc_bad=1
+	fi
+}
+mnc_case psem_mnc_control ok '' \
+	'static DEFINE_PSEM(good, 3);
+int psem_mnc_try(void) { return psem_try_acquire(&good, 1) ? 0 : -EBUSY; }
+EXPORT_SYMBOL_GPL(psem_mnc_try);'
+mnc_case psem_mnc_negative fail 'negative width in bit-field' \
+	'static DEFINE_PSEM(bad, -1);
+long psem_mnc_avail(void) { return psem_available(&bad); }
+EXPORT_SYMBOL_GPL(psem_mnc_avail);'
+mnc_case psem_mnc_capacity fail 'negative width in bit-field' \
+	'static DEFINE_PSEM_CAPACITY(bad, PSEM_MAX_PERMITS + 1);
+long psem_mnc_avail(void) { return psem_available(&bad); }
+EXPORT_SYMBOL_GPL(psem_mnc_avail);'
+mnc_case psem_mnc_unchecked fail 'ignoring return value' \
+	'static DEFINE_PSEM(good, 3);
+void psem_mnc_try(void) { psem_try_acquire(&good, 1); }
+EXPORT_SYMBOL_GPL(psem_mnc_try);'
+if [ $mnc_bad = 0 ]; then
+	stage_done ok
+else
+	bad+=(must-not-compile)
+	stage_done FAILED
+fi
+
 stage "lint: shellcheck"
 if ! command -v shellcheck >/dev/null; then
 	stage_done "skipped (no shellcheck)"
