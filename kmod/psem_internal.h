@@ -236,7 +236,6 @@ bool psem_cancel(struct psem *sem, struct psem_waiter *w);
 int psem_refuse_wait(struct psem *sem, long n);
 long psem_fail_waiter(struct psem *sem, struct psem_waiter *w, int result,
 		      struct list_head *wake);
-void psem_clear_waiters_bit(struct psem *sem);
 
 int psem_debugfs_init(void);
 void psem_debugfs_exit(void);

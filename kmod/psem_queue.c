@@ -135,13 +135,6 @@ static long psem_hand_off(struct psem *sem, long n, struct list_head *wake)
 	return n;
 }
 
-/* Clears PSEM_WAITERS once the queue is empty and no debt is owed. */
-void psem_clear_waiters_bit(struct psem *sem)
-{
-	/* RELEASE: as in psem_add_locked(); the bit only, nothing added. */
-	atomic_long_fetch_add_release(-PSEM_WAITERS, &sem->count);
-}
-
 /*
  * The locked path of a release, and of a wait that ends early and gives
  * back its partial grant: debt first, then waiters, then the balance. @n
