@@ -483,7 +483,11 @@ int psem_reduce(struct psem *sem, long n)
 		goto unlock;
 	}
 	n -= psem_take_or_mark(sem, n);
-	/* Anything left means PSEM_WAITERS is set: I1 holds. */
+	/*
+	 * Anything left means PSEM_WAITERS is set: I1 holds. WRITE_ONCE:
+	 * written under the lock, read lock-free only by psem_debt()'s
+	 * snapshot; orders nothing.
+	 */
 	if (n)
 		WRITE_ONCE(sem->debt, sem->debt + n);
 unlock:
@@ -502,6 +506,6 @@ EXPORT_SYMBOL_NS_GPL(psem_reduce, PSEM);
  */
 unsigned long psem_debt(struct psem *sem)
 {
-	return READ_ONCE(sem->debt);
+	return READ_ONCE(sem->debt);	/* a snapshot: orders nothing */
 }
 EXPORT_SYMBOL_NS_GPL(psem_debt, PSEM);

@@ -156,7 +156,9 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	/*
 	 * Over the capacity (or closed: a negative word is a huge unsigned
 	 * one): the locked path refuses or handles it. Both terms are at
-	 * most LONG_MAX, so the unsigned sum cannot wrap.
+	 * most LONG_MAX, so the unsigned sum cannot wrap. The read of
+	 * @limit is ordered after the ACQUIRE load of the word above,
+	 * pairing with the smp_wmb() in psem_resize().
 	 */
 	if (unlikely((unsigned long)cur + n * PSEM_ONE > READ_ONCE(sem->limit)))
 		return false;

@@ -80,6 +80,7 @@ void psem_stats_snapshot(struct psem_stats *out)
 		const struct psem_cpu_stats *s = per_cpu_ptr(&psem_cpu_stats, cpu);
 
 		for (i = 0; i < PSEM_NR_STATS; i++)
+			/* Racy by design (see above): orders nothing. */
 			out->count[i] += READ_ONCE(s->count[i]);
 	}
 	/* A counter: orders nothing. */
@@ -214,7 +215,7 @@ EXPORT_SYMBOL_NS_GPL(psem_set_stats, PSEM_KNOBS);
  */
 void psem_set_quiet_warnings(bool on)
 {
-	WRITE_ONCE(psem_quiet_warnings, on);
+	WRITE_ONCE(psem_quiet_warnings, on);	/* a mode flag: orders nothing */
 }
 EXPORT_SYMBOL_NS_GPL(psem_set_quiet_warnings, PSEM_KNOBS);
 

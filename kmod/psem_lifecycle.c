@@ -29,6 +29,7 @@
  */
 long psem_capacity(const struct psem *sem)
 {
+	/* A snapshot; psem_resize() writes it under the queue lock. */
 	return READ_ONCE(sem->limit) >> PSEM_SHIFT;
 }
 EXPORT_SYMBOL_NS_GPL(psem_capacity, PSEM);
@@ -99,7 +100,7 @@ int psem_resize(struct psem *sem, long capacity)
 		long owed = old - capacity;
 
 		owed -= psem_take_or_mark(sem, owed);
-		/* Anything left means PSEM_WAITERS is set: I1 holds. */
+		/* Anything left sets PSEM_WAITERS (I1); WRITE_ONCE as in reduce. */
 		if (owed)
 			WRITE_ONCE(sem->debt, sem->debt + owed);
 	} else {

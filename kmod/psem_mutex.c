@@ -54,6 +54,7 @@ static __always_inline bool psem_mutex_owned(struct psem_mutex *lock,
 					     unsigned long ip)
 {
 #ifdef CONFIG_DEBUG_MUTEXES
+	/* Pairs with nothing: compared, never dereferenced (see above). */
 	struct task_struct *owner = READ_ONCE(lock->owner);
 
 	if (owner != current)

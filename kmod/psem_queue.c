@@ -108,7 +108,7 @@ static long psem_pay_debt(struct psem *sem, long n)
 {
 	unsigned long pay = min_t(unsigned long, n, sem->debt);
 
-	if (pay)
+	if (pay)	/* under the lock; WRITE_ONCE for psem_debt()'s snapshot */
 		WRITE_ONCE(sem->debt, sem->debt - pay);
 	return n - pay;
 }
