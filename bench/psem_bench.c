@@ -1566,5 +1566,5 @@ module_exit(psem_bench_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Benchmarks of psem against the kernel's semaphore, rw_semaphore and mutex");
 MODULE_AUTHOR("The psem developers");
-MODULE_IMPORT_NS(PSEM);
-MODULE_IMPORT_NS(PSEM_KNOBS);
+MODULE_IMPORT_NS(PSEM_NS);
+MODULE_IMPORT_NS(PSEM_KNOBS_NS);

@@ -156,7 +156,7 @@ static void __exit consumer_exit(void)
 module_init(consumer_init);
 module_exit(consumer_exit);
 
-MODULE_IMPORT_NS(PSEM);
+MODULE_IMPORT_NS(PSEM_NS);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Example consumer of the psem API");
 MODULE_AUTHOR("The psem developers");

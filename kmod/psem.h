@@ -18,7 +18,7 @@
 
 #include "psem_compat.h"
 
-/* Symbols are exported in namespace PSEM: consumers add MODULE_IMPORT_NS(PSEM). */
+/* Symbols are exported in namespace PSEM: consumers add MODULE_IMPORT_NS(PSEM_NS). */
 
 /*
  * The atomic word: the balance shifted left by PSEM_SHIFT, two flags below

@@ -70,7 +70,7 @@ unlock:
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(psem_acquire_async, PSEM);
+PSEM_EXPORT(psem_acquire_async);
 
 /**
  * psem_cancel_async - withdraw a queued asynchronous acquire
@@ -90,7 +90,7 @@ bool psem_cancel_async(struct psem *sem, struct psem_async *aw)
 {
 	return psem_cancel(sem, &aw->w);
 }
-EXPORT_SYMBOL_NS_GPL(psem_cancel_async, PSEM);
+PSEM_EXPORT(psem_cancel_async);
 
 /**
  * psem_cancel_async_sync - withdraw an asynchronous acquire, or wait for its callback
@@ -114,7 +114,7 @@ bool psem_cancel_async_sync(struct psem *sem, struct psem_async *aw)
 	synchronize_rcu();
 	return false;
 }
-EXPORT_SYMBOL_NS_GPL(psem_cancel_async_sync, PSEM);
+PSEM_EXPORT(psem_cancel_async_sync);
 
 static void psem_async_queue_work(struct psem_async *aw, int result)
 {
@@ -146,4 +146,4 @@ int psem_acquire_async_work(struct psem *sem, long n,
 	INIT_WORK(&aww->work, fn);
 	return psem_acquire_async(sem, n, &aww->aw, psem_async_queue_work);
 }
-EXPORT_SYMBOL_NS_GPL(psem_acquire_async_work, PSEM);
+PSEM_EXPORT(psem_acquire_async_work);

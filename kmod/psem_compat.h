@@ -20,6 +20,25 @@
 #endif
 
 /*
+ * Symbol namespaces. Before 6.13 a namespace is an identifier that the
+ * export macros stringify; from 6.13 (commit cdd30ebb1b9f, "module:
+ * Convert symbol namespace to string literal") it is a string. Consumers
+ * write MODULE_IMPORT_NS(PSEM_NS) on every kernel; psem's own objects
+ * export through PSEM_EXPORT(), whose extra level expands PSEM_NS before
+ * EXPORT_SYMBOL_NS_GPL() sees it (6.1 applies # to its argument).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define PSEM_NS			"PSEM"
+#define PSEM_KNOBS_NS		"PSEM_KNOBS"
+#else
+#define PSEM_NS			PSEM
+#define PSEM_KNOBS_NS		PSEM_KNOBS
+#endif
+#define __PSEM_EXPORT_NS(sym, ns)	EXPORT_SYMBOL_NS_GPL(sym, ns)
+#define PSEM_EXPORT(sym)		__PSEM_EXPORT_NS(sym, PSEM_NS)
+#define PSEM_EXPORT_KNOBS(sym)		__PSEM_EXPORT_NS(sym, PSEM_KNOBS_NS)
+
+/*
  * Nothing else differs for psem between 6.1 and 6.12: the sources build
  * warning-free (W=1, sparse) against both. Were a tracepoint to gain a
  * __string() field, note that __assign_str() takes one argument from 6.10

@@ -126,7 +126,7 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 	sem->debt = 0;
 	sem->capped = false;
 }
-EXPORT_SYMBOL_NS_GPL(__psem_init, PSEM);
+PSEM_EXPORT(__psem_init);
 
 int __psem_init_capacity(struct psem *sem, long capacity, const char *name,
 			 struct lock_class_key *key)
@@ -142,7 +142,7 @@ int __psem_init_capacity(struct psem *sem, long capacity, const char *name,
 	sem->capped = true;
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(__psem_init_capacity, PSEM);
+PSEM_EXPORT(__psem_init_capacity);
 
 /**
  * psem_try_acquire - take permits without sleeping
@@ -162,7 +162,7 @@ bool psem_try_acquire(struct psem *sem, long n)
 		return !psem_bad_count(__func__, n, _RET_IP_);
 	return psem_take(sem, n);
 }
-EXPORT_SYMBOL_NS_GPL(psem_try_acquire, PSEM);
+PSEM_EXPORT(psem_try_acquire);
 
 /*
  * Adds @n to a balance that nobody waits on (PSEM_WAITERS clear in @cur).
@@ -246,7 +246,7 @@ int psem_release(struct psem *sem, long n)
 		return 0;
 	return __psem_release_locked(sem, n, _RET_IP_);
 }
-EXPORT_SYMBOL_NS_GPL(psem_release, PSEM);
+PSEM_EXPORT(psem_release);
 
 /**
  * psem_release_all_held - return permits from a holder of every permit
@@ -268,7 +268,7 @@ int psem_release_all_held(struct psem *sem, long n)
 		return 0;
 	return __psem_release_locked(sem, n, _RET_IP_);
 }
-EXPORT_SYMBOL_NS_GPL(psem_release_all_held, PSEM);
+PSEM_EXPORT(psem_release_all_held);
 
 /*
  * Under the queue lock: takes up to @n permits, and if that is fewer than
@@ -345,7 +345,7 @@ int __sched psem_acquire(struct psem *sem, long n)
 	return psem_acquire_common(sem, n, TASK_UNINTERRUPTIBLE,
 				   MAX_SCHEDULE_TIMEOUT, __func__, _RET_IP_);
 }
-EXPORT_SYMBOL_NS_GPL(psem_acquire, PSEM);
+PSEM_EXPORT(psem_acquire);
 
 /**
  * psem_acquire_interruptible - take permits, sleeping interruptibly
@@ -364,7 +364,7 @@ int __sched psem_acquire_interruptible(struct psem *sem, long n)
 	return psem_acquire_common(sem, n, TASK_INTERRUPTIBLE,
 				   MAX_SCHEDULE_TIMEOUT, __func__, _RET_IP_);
 }
-EXPORT_SYMBOL_NS_GPL(psem_acquire_interruptible, PSEM);
+PSEM_EXPORT(psem_acquire_interruptible);
 
 /**
  * psem_acquire_killable - take permits, sleeping until served or killed
@@ -381,7 +381,7 @@ int __sched psem_acquire_killable(struct psem *sem, long n)
 	return psem_acquire_common(sem, n, TASK_KILLABLE,
 				   MAX_SCHEDULE_TIMEOUT, __func__, _RET_IP_);
 }
-EXPORT_SYMBOL_NS_GPL(psem_acquire_killable, PSEM);
+PSEM_EXPORT(psem_acquire_killable);
 
 /**
  * psem_acquire_timeout - take permits, sleeping at most @timeout jiffies
@@ -400,7 +400,7 @@ int __sched psem_acquire_timeout(struct psem *sem, long n, long timeout)
 	return psem_acquire_common(sem, n, TASK_UNINTERRUPTIBLE, timeout,
 				   __func__, _RET_IP_);
 }
-EXPORT_SYMBOL_NS_GPL(psem_acquire_timeout, PSEM);
+PSEM_EXPORT(psem_acquire_timeout);
 
 /**
  * psem_available - the permits that could be taken without waiting now
@@ -415,7 +415,7 @@ long psem_available(const struct psem *sem)
 	/* Relaxed: a snapshot that orders nothing. */
 	return psem_word_balance(atomic_long_read(&sem->count));
 }
-EXPORT_SYMBOL_NS_GPL(psem_available, PSEM);
+PSEM_EXPORT(psem_available);
 
 /**
  * psem_drain - take whatever permits are available, up to a limit
@@ -447,7 +447,7 @@ long psem_drain(struct psem *sem, long up_to)
 						  cur - take * PSEM_ONE));
 	return take;
 }
-EXPORT_SYMBOL_NS_GPL(psem_drain, PSEM);
+PSEM_EXPORT(psem_drain);
 
 /**
  * psem_reduce - lower the number of permits for good
@@ -494,7 +494,7 @@ unlock:
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(psem_reduce, PSEM);
+PSEM_EXPORT(psem_reduce);
 
 /**
  * psem_debt - the permits psem_reduce() still waits to remove
@@ -508,4 +508,4 @@ unsigned long psem_debt(struct psem *sem)
 {
 	return READ_ONCE(sem->debt);	/* a snapshot: orders nothing */
 }
-EXPORT_SYMBOL_NS_GPL(psem_debt, PSEM);
+PSEM_EXPORT(psem_debt);

@@ -32,7 +32,7 @@ long psem_capacity(const struct psem *sem)
 	/* A snapshot; psem_resize() writes it under the queue lock. */
 	return READ_ONCE(sem->limit) >> PSEM_SHIFT;
 }
-EXPORT_SYMBOL_NS_GPL(psem_capacity, PSEM);
+PSEM_EXPORT(psem_capacity);
 
 /*
  * Points every linked quiesce at @capacity, the permits it now waits for,
@@ -112,7 +112,7 @@ int psem_resize(struct psem *sem, long capacity)
 	psem_wake_served(&wake);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(psem_resize, PSEM);
+PSEM_EXPORT(psem_resize);
 
 /**
  * psem_close - fail every wait, now and until psem_reopen()
@@ -153,7 +153,7 @@ unlock:
 	psem_wake_served(&wake);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(psem_close, PSEM);
+PSEM_EXPORT(psem_close);
 
 /**
  * psem_reopen - let acquirers in again after psem_close()
@@ -175,7 +175,7 @@ int psem_reopen(struct psem *sem)
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(psem_reopen, PSEM);
+PSEM_EXPORT(psem_reopen);
 
 /**
  * psem_is_closed - whether psem_close() was called and not undone
@@ -187,7 +187,7 @@ bool psem_is_closed(const struct psem *sem)
 {
 	return atomic_long_read(&sem->count) < 0;	/* relaxed: a snapshot */
 }
-EXPORT_SYMBOL_NS_GPL(psem_is_closed, PSEM);
+PSEM_EXPORT(psem_is_closed);
 
 static int psem_quiesce_common(struct psem *sem, unsigned int state,
 			       long timeout, unsigned long ip)
@@ -250,7 +250,7 @@ int psem_quiesce(struct psem *sem, long timeout)
 {
 	return psem_quiesce_common(sem, TASK_UNINTERRUPTIBLE, timeout, _RET_IP_);
 }
-EXPORT_SYMBOL_NS_GPL(psem_quiesce, PSEM);
+PSEM_EXPORT(psem_quiesce);
 
 /**
  * psem_quiesce_killable - psem_quiesce(), or give up on a fatal signal
@@ -263,4 +263,4 @@ int psem_quiesce_killable(struct psem *sem, long timeout)
 {
 	return psem_quiesce_common(sem, TASK_KILLABLE, timeout, _RET_IP_);
 }
-EXPORT_SYMBOL_NS_GPL(psem_quiesce_killable, PSEM);
+PSEM_EXPORT(psem_quiesce_killable);

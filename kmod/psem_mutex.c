@@ -75,7 +75,7 @@ void __psem_mutex_init(struct psem_mutex *lock, const char *name,
 	lockdep_init_map_wait(&lock->dep_map, name, key, 0, LD_WAIT_SLEEP);
 #endif
 }
-EXPORT_SYMBOL_NS_GPL(__psem_mutex_init, PSEM);
+PSEM_EXPORT(__psem_mutex_init);
 
 /*
  * Every sleeping lock below is this, inlined: tell lockdep first, as
@@ -117,7 +117,7 @@ void psem_mutex_lock(struct psem_mutex *lock)
 {
 	psem_mutex_wait(lock, TASK_UNINTERRUPTIBLE, _RET_IP_);
 }
-EXPORT_SYMBOL_NS_GPL(psem_mutex_lock, PSEM);
+PSEM_EXPORT(psem_mutex_lock);
 
 /**
  * psem_mutex_lock_interruptible - take the mutex, or give up on a signal
@@ -129,7 +129,7 @@ int psem_mutex_lock_interruptible(struct psem_mutex *lock)
 {
 	return psem_mutex_wait(lock, TASK_INTERRUPTIBLE, _RET_IP_);
 }
-EXPORT_SYMBOL_NS_GPL(psem_mutex_lock_interruptible, PSEM);
+PSEM_EXPORT(psem_mutex_lock_interruptible);
 
 /**
  * psem_mutex_lock_killable - take the mutex, or give up on a fatal signal
@@ -141,7 +141,7 @@ int psem_mutex_lock_killable(struct psem_mutex *lock)
 {
 	return psem_mutex_wait(lock, TASK_KILLABLE, _RET_IP_);
 }
-EXPORT_SYMBOL_NS_GPL(psem_mutex_lock_killable, PSEM);
+PSEM_EXPORT(psem_mutex_lock_killable);
 
 /**
  * psem_mutex_trylock - take the mutex if it is free and nobody waits
@@ -168,7 +168,7 @@ bool psem_mutex_trylock(struct psem_mutex *lock)
 	psem_mutex_set_owner(lock, current);
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(psem_mutex_trylock, PSEM);
+PSEM_EXPORT(psem_mutex_trylock);
 
 /**
  * psem_mutex_unlock - release the mutex
@@ -189,7 +189,7 @@ void psem_mutex_unlock(struct psem_mutex *lock)
 		return;
 	psem_release_locked(&lock->sem, 1);
 }
-EXPORT_SYMBOL_NS_GPL(psem_mutex_unlock, PSEM);
+PSEM_EXPORT(psem_mutex_unlock);
 
 /**
  * psem_mutex_is_locked - whether the mutex is held
@@ -201,4 +201,4 @@ bool psem_mutex_is_locked(struct psem_mutex *lock)
 {
 	return psem_available(&lock->sem) == 0;
 }
-EXPORT_SYMBOL_NS_GPL(psem_mutex_is_locked, PSEM);
+PSEM_EXPORT(psem_mutex_is_locked);

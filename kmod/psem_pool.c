@@ -68,7 +68,7 @@ int psem_pool_init(struct psem_pool *pool, void *const *objs,
 	psem_init(&pool->sem, capacity);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(psem_pool_init, PSEM);
+PSEM_EXPORT(psem_pool_init);
 
 /**
  * psem_pool_destroy - free a pool's slots
@@ -87,7 +87,7 @@ void psem_pool_destroy(struct psem_pool *pool)
 	kfree(pool->slots);
 	pool->slots = NULL;
 }
-EXPORT_SYMBOL_NS_GPL(psem_pool_destroy, PSEM);
+PSEM_EXPORT(psem_pool_destroy);
 
 /* Spreads CPUs over the slots so that they do not all probe slot 0. */
 static unsigned int psem_pool_start(const struct psem_pool *pool)
@@ -132,7 +132,7 @@ void *psem_pool_get(struct psem_pool *pool)
 	psem_acquire(&pool->sem, 1);
 	return psem_pool_claim(pool);
 }
-EXPORT_SYMBOL_NS_GPL(psem_pool_get, PSEM);
+PSEM_EXPORT(psem_pool_get);
 
 /**
  * psem_pool_get_interruptible - take an object, or give up on a signal
@@ -149,7 +149,7 @@ int psem_pool_get_interruptible(struct psem_pool *pool, void **obj)
 		*obj = psem_pool_claim(pool);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(psem_pool_get_interruptible, PSEM);
+PSEM_EXPORT(psem_pool_get_interruptible);
 
 /**
  * psem_pool_get_killable - take an object, or give up on a fatal signal
@@ -166,7 +166,7 @@ int psem_pool_get_killable(struct psem_pool *pool, void **obj)
 		*obj = psem_pool_claim(pool);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(psem_pool_get_killable, PSEM);
+PSEM_EXPORT(psem_pool_get_killable);
 
 /**
  * psem_pool_try_get - take an object if one is free now
@@ -182,7 +182,7 @@ void *psem_pool_try_get(struct psem_pool *pool)
 		return NULL;
 	return psem_pool_claim(pool);
 }
-EXPORT_SYMBOL_NS_GPL(psem_pool_try_get, PSEM);
+PSEM_EXPORT(psem_pool_try_get);
 
 /*
  * Debug kernels (CONFIG_DEBUG_OBJECTS, the kernel's object state tracking)
@@ -250,4 +250,4 @@ int psem_pool_put(struct psem_pool *pool, void *obj)
 	}
 	return psem_release(&pool->sem, 1);
 }
-EXPORT_SYMBOL_NS_GPL(psem_pool_put, PSEM);
+PSEM_EXPORT(psem_pool_put);

@@ -92,7 +92,7 @@ void psem_debugfs_show(struct seq_file *m, struct psem *sem)
 	spin_unlock_irq(&sem->wq.lock);
 	seq_printf(m, "total    %u\n", nr);
 }
-EXPORT_SYMBOL_NS_GPL(psem_debugfs_show, PSEM_KNOBS);
+PSEM_EXPORT_KNOBS(psem_debugfs_show);
 
 static int psem_view_show(struct seq_file *m, void *unused)
 {
@@ -168,7 +168,7 @@ unlock:
 		kfree(v);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(psem_debugfs_register, PSEM);
+PSEM_EXPORT(psem_debugfs_register);
 
 /**
  * psem_debugfs_unregister - remove a psem's debugfs view
@@ -195,7 +195,7 @@ int psem_debugfs_unregister(struct psem *sem)
 	kfree(v);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(psem_debugfs_unregister, PSEM);
+PSEM_EXPORT(psem_debugfs_unregister);
 
 void psem_views_init(struct dentry *parent)
 {

@@ -458,7 +458,7 @@ static struct kunit_suite pat_race_suite = {
 
 kunit_test_suites(&pat_suite, &pat_race_suite);
 
-MODULE_IMPORT_NS(PSEM);
-MODULE_IMPORT_NS(PSEM_KNOBS);
+MODULE_IMPORT_NS(PSEM_NS);
+MODULE_IMPORT_NS(PSEM_KNOBS_NS);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for psem's asynchronous waiters");

@@ -1408,7 +1408,7 @@ static struct kunit_suite pkt_stress_suite = {
 kunit_test_suites(&pkt_basic_suite, &pkt_release_suite, &pkt_waiters_suite,
 		  &pkt_stress_suite);
 
-MODULE_IMPORT_NS(PSEM);
-MODULE_IMPORT_NS(PSEM_KNOBS);
+MODULE_IMPORT_NS(PSEM_NS);
+MODULE_IMPORT_NS(PSEM_KNOBS_NS);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for psem's core semaphore");

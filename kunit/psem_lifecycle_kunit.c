@@ -425,7 +425,7 @@ static struct kunit_suite plt_race_suite = {
 
 kunit_test_suites(&plt_suite, &plt_race_suite);
 
-MODULE_IMPORT_NS(PSEM);
-MODULE_IMPORT_NS(PSEM_KNOBS);
+MODULE_IMPORT_NS(PSEM_NS);
+MODULE_IMPORT_NS(PSEM_KNOBS_NS);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for psem's lifecycle calls");

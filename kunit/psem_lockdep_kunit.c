@@ -81,6 +81,6 @@ static struct kunit_suite psem_lockdep_suite = {
 
 kunit_test_suites(&psem_lockdep_suite);
 
-MODULE_IMPORT_NS(PSEM);
+MODULE_IMPORT_NS(PSEM_NS);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit: lockdep reports an AB-BA order on psem locks");

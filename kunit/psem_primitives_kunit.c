@@ -2063,7 +2063,7 @@ static struct kunit_suite psem_pool_suite = {
 
 kunit_test_suites(&psem_rwlock_suite, &psem_mutex_suite, &psem_pool_suite);
 
-MODULE_IMPORT_NS(PSEM);
-MODULE_IMPORT_NS(PSEM_KNOBS);
+MODULE_IMPORT_NS(PSEM_NS);
+MODULE_IMPORT_NS(PSEM_KNOBS_NS);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for psem's rwlock, mutex and pool");

@@ -103,8 +103,8 @@
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Torture test for psem, psem_rwlock and psem_mutex");
 MODULE_AUTHOR("The psem developers");
-MODULE_IMPORT_NS(PSEM);
-MODULE_IMPORT_NS(PSEM_KNOBS);
+MODULE_IMPORT_NS(PSEM_NS);
+MODULE_IMPORT_NS(PSEM_KNOBS_NS);
 
 static char *torture_type = "all";
 module_param(torture_type, charp, 0444);
