@@ -23,17 +23,29 @@
 
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/signal.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
 #include "psem.h"
 #include "psem_knobs.h"
+#include "psem_mutex.h"
+#include "psem_pool.h"
+#include "psem_rwlock.h"
 
 /* Longest wait without progress before a test declares a hang. */
 #define PKT_HANG_GUARD		(10 * HZ)
@@ -482,6 +494,645 @@ static inline void pkt_exit(struct kunit *test)
 static inline long pkt_flags(struct psem *sem)
 {
 	return atomic_long_read(&sem->count) & PSEM_FLAGS;
+}
+
+/*
+ * ==== The primitives' fixture: psem_rwlock, psem_mutex and psem_pool ====
+ *
+ * The suites of kunit/psem_rwlock_kunit.c, psem_mutex_kunit.c and
+ * psem_pool_kunit.c share a heap fixture (struct pt_fix) and step and
+ * stress kthreads (struct pt_thread), separate from the pkt_ helpers above.
+ * How the cases are built:
+ *
+ *  - Helper kthreads never assert. Each records what it saw in its struct
+ *    pt_thread (a lock call's result, the order it got in, an error count)
+ *    and publishes it with a RELEASE store of its state; the test thread
+ *    reads the state with an ACQUIRE load, then asserts.
+ *  - Every wait is a bounded poll (pt_wait(), PT_HANG_MS) that fails the
+ *    case as a hang guard instead of hanging the guest. Nothing asserts on
+ *    time: a poll only waits for something that must happen.
+ *  - "A kthread now sleeps in the lock" is known white-box, by counting the
+ *    waiters linked on the psem's queue under its queue lock. Linking is
+ *    what fixes a waiter's place in the FIFO, so once the count says so the
+ *    order of the waiters is deterministic.
+ *  - Everything a helper can touch lives in a heap fixture (struct pt_fix),
+ *    not on the test's stack. If a helper cannot be stopped (a real hang),
+ *    the fixture and the thread are leaked rather than freed under it.
+ *  - Calls that are refused on purpose run with quiet warnings and assert
+ *    that psem_warn_count() rose by exactly one, so that any WARNING on the
+ *    console is a real failure.
+ */
+
+/*
+ * A wait this long is a hang. Well below the test kernels' 30 s hung-task
+ * timeout, which the KUnit runner, asleep for the whole case, is subject to.
+ */
+#define PT_HANG_MS	10000
+#define PT_HOLD_MS	60000	/* a helper gives up waiting to be told */
+#define PT_STRESS_MS	60000	/* a stress run this long livelocks */
+
+/*
+ * One poll interval, and a short sleep inside a critical section: up to the
+ * next tick. Not usleep_range(): 6.1's hrtimer sleeper clears its task
+ * pointer with a plain store that KCSAN_STRICT reports as a data race.
+ */
+#define pt_nap()	schedule_timeout_uninterruptible(1)
+
+#define PT_NR_OBJS	16	/* pool objects, BITS_PER_LONG at most */
+
+/* What a step kthread does: take one lock, hold it until told, release. */
+enum pt_op {
+	PT_NONE,
+	PT_READ,
+	PT_READ_INTR,
+	PT_READ_KILL,
+	PT_WRITE,
+	PT_WRITE_INTR,
+	PT_WRITE_KILL,
+	PT_MUTEX,
+	PT_MUTEX_INTR,
+	PT_MUTEX_KILL,
+	PT_GET,
+	PT_GET_INTR,
+	PT_GET_KILL,
+};
+
+/* A step kthread waits in the lock, then holds it, then is done. */
+enum pt_state {
+	PT_WAIT,
+	PT_HOLD,
+	PT_DONE,
+};
+
+/* What a getter's @obj holds until a get stores an object there. */
+#define PT_NO_OBJ	ERR_PTR(-ENODATA)
+
+struct pt_fix;
+
+/**
+ * struct pt_thread - one helper kthread and what it recorded
+ * @fix:         the fixture it works on
+ * @task:        the kthread, with a reference held until it is stopped
+ * @op:          what a step kthread does
+ * @id:          its index in @fix->t
+ * @state:       &enum pt_state; RELEASE by the kthread, ACQUIRE by the test
+ * @go:          set by the test: release the lock and finish
+ * @ret:         the lock call's result
+ * @order:       @fix->seq when it got in (1 for the first), 0 if never
+ * @obj:         the pool object it got, PT_NO_OBJ if none
+ * @holds:       critical sections so far (stress), to pace pt_hold()
+ * @got:         acquisitions that incremented @fix->count (stress)
+ * @errors:      invariant violations seen inside critical sections (stress)
+ * @misses:      pool try_gets that found nothing (stress)
+ * @seen:        a plain read of @fix->count under the read lock (stress)
+ * @max_readers: the most readers it saw inside at once (stress)
+ */
+struct pt_thread {
+	struct pt_fix		*fix;
+	struct task_struct	*task;
+	enum pt_op		op;
+	unsigned int		id;
+	atomic_t		state;
+	atomic_t		go;
+	int			ret;
+	int			order;
+	void			*obj;
+	unsigned long		holds;
+	unsigned long		got;
+	unsigned long		errors;
+	unsigned long		misses;
+	unsigned long		seen;
+	int			max_readers;
+};
+
+/* An object for the pool: "taken" catches an object handed out twice. */
+struct pt_obj {
+	atomic_t	taken;
+	unsigned int	stamp;	/* plain, written by the holder */
+};
+
+/* Runs a sequence of trylocks in hard interrupt context. */
+struct pt_irq {
+	struct irq_work	work;
+	struct pt_fix	*fix;
+	unsigned long	(*fn)(struct pt_fix *fix);
+	unsigned long	bad;
+	bool		hardirq;
+};
+
+/**
+ * struct pt_fix - one case's locks, objects and helpers, on the heap
+ * @rw:        the rwlock under test
+ * @mx:        the mutex under test
+ * @pool:      the pool under test, live if @pool_live
+ * @pool_live: @pool was initialised and is not destroyed yet
+ * @obj:       the pool's objects
+ * @objp:      pointers to @obj, as psem_pool_init() takes them
+ * @irq:       for the cases that run in hard interrupt context
+ * @atomic_lock: held, with interrupts off, around pt_run_atomic()'s @fn
+ * @seq:       acquisition order, bumped by a step kthread that got in
+ * @progress:  stress iterations done by all kthreads, for the hang guard
+ * @readers:   readers inside the rwlock (stress)
+ * @writers:   writers inside the rwlock (stress)
+ * @inside:    holders of the mutex (stress)
+ * @out:       pool objects out (stress)
+ * @count:     plain counter, written only under the lock under test
+ * @cap:       the stress pool's capacity
+ * @iters:     stress iterations per kthread
+ * @nap:       stress kthreads sometimes sleep inside a critical section
+ * @nr:        helpers started
+ * @max:       helpers @t has room for
+ * @t:         the helpers
+ * @leak:      a helper could not be stopped: free nothing
+ */
+struct pt_fix {
+	struct psem_rwlock	rw;
+	struct psem_mutex	mx;
+	struct psem_pool	pool;
+	bool			pool_live;
+	struct pt_obj		obj[PT_NR_OBJS];
+	void			*objp[PT_NR_OBJS];
+	struct pt_irq		irq;
+	spinlock_t		atomic_lock;	/* only held, guards nothing */
+	atomic_t		seq;
+	atomic_long_t		progress;
+	atomic_t		readers;
+	atomic_t		writers;
+	atomic_t		inside;
+	atomic_t		out;
+	unsigned long		count;
+	unsigned int		cap;
+	unsigned int		iters;
+	bool			nap;
+	unsigned int		nr;
+	unsigned int		max;
+	struct pt_thread	*t;
+	bool			leak;
+};
+
+/*
+ * pt_wait - poll @cond every tick until it holds, for at most
+ * PT_HANG_MS; then fail the case as a hang. Evaluates to whether @cond held.
+ */
+#define pt_wait(test, cond)						\
+({									\
+	unsigned long __end = jiffies + msecs_to_jiffies(PT_HANG_MS);	\
+	bool __ok;							\
+									\
+	for (;;) {							\
+		__ok = (cond);						\
+		if (__ok || time_after(jiffies, __end))			\
+			break;						\
+		pt_nap();						\
+	}								\
+	if (!__ok)							\
+		KUNIT_FAIL(test, "hang guard: %s", #cond);		\
+	__ok;								\
+})
+
+/* ---- fixture and helper kthreads ---- */
+
+static inline struct pt_fix *pt_fix_new(unsigned int max_threads)
+{
+	struct pt_fix *fix = kzalloc(sizeof(*fix), GFP_KERNEL);
+	unsigned int i;
+
+	if (!fix)
+		return NULL;
+	fix->t = kcalloc(max_threads, sizeof(*fix->t), GFP_KERNEL);
+	if (!fix->t) {
+		kfree(fix);
+		return NULL;
+	}
+	fix->max = max_threads;
+	psem_rwlock_init(&fix->rw);
+	psem_mutex_init(&fix->mx);
+	spin_lock_init(&fix->atomic_lock);
+	for (i = 0; i < PT_NR_OBJS; i++)
+		fix->objp[i] = &fix->obj[i];
+	return fix;
+}
+
+static inline int pt_pool_init(struct pt_fix *fix, unsigned int capacity)
+{
+	int ret = psem_pool_init(&fix->pool, fix->objp, capacity, GFP_KERNEL);
+
+	fix->pool_live = !ret;
+	return ret;
+}
+
+/* Frees the fixture, unless a helper that may still touch it is stuck. */
+static inline void pt_fix_free(struct kunit *test, struct pt_fix *fix)
+{
+	if (fix->leak) {
+		kunit_err(test, "leaking the fixture of a stuck kthread\n");
+		return;
+	}
+	if (fix->pool_live)
+		psem_pool_destroy(&fix->pool);
+	kfree(fix->t);
+	kfree(fix);
+}
+
+static inline int pt_state(struct pt_thread *t)
+{
+	return atomic_read_acquire(&t->state);
+}
+
+static inline void pt_set_state(struct pt_thread *t, int state)
+{
+	atomic_set_release(&t->state, state);
+}
+
+static inline void pt_go(struct pt_thread *t)
+{
+	atomic_set_release(&t->go, 1);
+}
+
+/* The waiters linked on @sem's queue: they hold their place in the FIFO. */
+static inline unsigned int pt_waiters(struct psem *sem)
+{
+	struct wait_queue_entry *e;
+	unsigned int n = 0;
+
+	spin_lock_irq(&sem->wq.lock);
+	list_for_each_entry(e, &sem->wq.head, entry)
+		n++;
+	spin_unlock_irq(&sem->wq.lock);
+	return n;
+}
+
+/* Creates a helper, bound to @cpu unless it is negative; does not wake it. */
+static inline struct pt_thread *
+pt_create(struct kunit *test, struct pt_fix *fix, int (*fn)(void *),
+	  enum pt_op op, int cpu)
+{
+	struct task_struct *task;
+	struct pt_thread *t;
+
+	if (fix->nr == fix->max) {
+		KUNIT_FAIL(test, "no room for kthread %u", fix->nr);
+		return NULL;
+	}
+	t = &fix->t[fix->nr];
+	t->fix = fix;
+	t->op = op;
+	t->id = fix->nr;
+	t->obj = PT_NO_OBJ;
+	if (cpu < 0)
+		task = kthread_create(fn, t, "psem_pt/%u", t->id);
+	else
+		task = kthread_create_on_cpu(fn, t, cpu, "psem_pt/%u");
+	if (IS_ERR(task)) {
+		KUNIT_FAIL(test, "kthread_create: %ld", PTR_ERR(task));
+		return NULL;
+	}
+	/* It may exit before kthread_stop(): keep its task_struct. */
+	get_task_struct(task);
+	t->task = task;
+	fix->nr++;
+	return t;
+}
+
+static inline struct pt_thread *
+pt_start(struct kunit *test, struct pt_fix *fix, int (*fn)(void *),
+	 enum pt_op op)
+{
+	struct pt_thread *t = pt_create(test, fix, fn, op, -1);
+
+	if (t)
+		wake_up_process(t->task);
+	return t;
+}
+
+static inline bool pt_all_done(struct pt_fix *fix)
+{
+	unsigned int i;
+
+	for (i = 0; i < fix->nr; i++)
+		if (pt_state(&fix->t[i]) != PT_DONE)
+			return false;
+	return true;
+}
+
+/* Waits up to PT_HANG_MS in all for every helper to be done. */
+static inline bool pt_all_done_within(struct pt_fix *fix)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(PT_HANG_MS);
+
+	while (!pt_all_done(fix)) {
+		if (time_after(jiffies, end))
+			return false;
+		pt_nap();
+	}
+	return true;
+}
+
+/*
+ * Tells every helper to finish and reaps it. Helpers that do not finish
+ * fail the case and get a SIGKILL (every helper allows it) in case they are
+ * stuck in a killable wait. Any still stuck after that are leaked, fixture
+ * and all, and pin this module: they sleep with return addresses in it.
+ */
+static inline void pt_stop_all(struct kunit *test, struct pt_fix *fix)
+{
+	unsigned int i;
+
+	for (i = 0; i < fix->nr; i++)
+		pt_go(&fix->t[i]);
+	if (!pt_all_done_within(fix)) {
+		KUNIT_FAIL(test, "kthreads do not finish");
+		for (i = 0; i < fix->nr; i++)
+			if (fix->t[i].task && pt_state(&fix->t[i]) != PT_DONE)
+				send_sig(SIGKILL, fix->t[i].task, 1);
+		pt_all_done_within(fix);
+	}
+	for (i = 0; i < fix->nr; i++) {
+		struct pt_thread *t = &fix->t[i];
+
+		if (!t->task)
+			continue;
+		if (pt_state(t) != PT_DONE) {
+			if (!fix->leak)
+				__module_get(THIS_MODULE);
+			fix->leak = true;
+			continue;
+		}
+		kthread_stop(t->task);
+		put_task_struct(t->task);
+		t->task = NULL;
+	}
+}
+
+/* Stops the helpers, checks @sem is back to @full with no waiter, frees. */
+static inline void pt_finish(struct kunit *test, struct pt_fix *fix,
+			     struct psem *sem, long full)
+{
+	pt_stop_all(test, fix);
+	if (!fix->leak) {
+		KUNIT_EXPECT_EQ(test, psem_available(sem), full);
+		KUNIT_EXPECT_EQ(test, pt_waiters(sem), 0U);
+	}
+	pt_fix_free(test, fix);
+}
+
+/* ---- step kthreads: one lock call each, recorded ---- */
+
+static inline int pt_acquire(struct pt_thread *t)
+{
+	struct pt_fix *fix = t->fix;
+
+	switch (t->op) {
+	case PT_READ:
+		psem_read_lock(&fix->rw);
+		return 0;
+	case PT_READ_INTR:
+		return psem_read_lock_interruptible(&fix->rw);
+	case PT_READ_KILL:
+		return psem_read_lock_killable(&fix->rw);
+	case PT_WRITE:
+		psem_write_lock(&fix->rw);
+		return 0;
+	case PT_WRITE_INTR:
+		return psem_write_lock_interruptible(&fix->rw);
+	case PT_WRITE_KILL:
+		return psem_write_lock_killable(&fix->rw);
+	case PT_MUTEX:
+		psem_mutex_lock(&fix->mx);
+		return 0;
+	case PT_MUTEX_INTR:
+		return psem_mutex_lock_interruptible(&fix->mx);
+	case PT_MUTEX_KILL:
+		return psem_mutex_lock_killable(&fix->mx);
+	case PT_GET:
+		t->obj = psem_pool_get(&fix->pool);
+		return 0;
+	case PT_GET_INTR:
+		return psem_pool_get_interruptible(&fix->pool, &t->obj);
+	case PT_GET_KILL:
+		return psem_pool_get_killable(&fix->pool, &t->obj);
+	default:
+		return -EINVAL;
+	}
+}
+
+static inline void pt_release(struct pt_thread *t)
+{
+	struct pt_fix *fix = t->fix;
+
+	switch (t->op) {
+	case PT_READ:
+	case PT_READ_INTR:
+	case PT_READ_KILL:
+		psem_read_unlock(&fix->rw);
+		break;
+	case PT_WRITE:
+	case PT_WRITE_INTR:
+	case PT_WRITE_KILL:
+		psem_write_unlock(&fix->rw);
+		break;
+	case PT_MUTEX:
+	case PT_MUTEX_INTR:
+	case PT_MUTEX_KILL:
+		psem_mutex_unlock(&fix->mx);
+		break;
+	default:
+		if (psem_pool_put(&fix->pool, t->obj))
+			t->errors++;
+		break;
+	}
+}
+
+/* Holds until the test says go; bounded in case the test died. */
+static inline void pt_wait_go(struct pt_thread *t)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(PT_HOLD_MS);
+
+	while (!atomic_read_acquire(&t->go) && time_before(jiffies, end))
+		pt_nap();
+}
+
+static inline int pt_step_fn(void *arg)
+{
+	struct pt_thread *t = arg;
+
+	/* A kthread ignores every signal it does not allow. */
+	allow_signal(SIGUSR1);
+	allow_signal(SIGKILL);
+	t->ret = pt_acquire(t);
+	if (!t->ret) {
+		t->order = atomic_inc_return(&t->fix->seq);
+		pt_set_state(t, PT_HOLD);
+		pt_wait_go(t);
+		pt_release(t);
+	}
+	pt_set_state(t, PT_DONE);
+	return 0;
+}
+
+/* ---- stress kthreads on every online CPU ---- */
+
+/* Now and then, sleep inside the critical section so that others queue. */
+static inline void pt_hold(struct pt_thread *t)
+{
+	if (++t->holds % 32 == 0)
+		pt_nap();
+}
+
+/* Starts @per_cpu kthreads running @fn on each online CPU. */
+static inline bool pt_start_per_cpu(struct kunit *test, struct pt_fix *fix,
+				    int (*fn)(void *), unsigned int per_cpu)
+{
+	unsigned int cpu, i;
+	bool ok = true;
+
+	for_each_online_cpu(cpu)
+		for (i = 0; ok && i < per_cpu; i++)
+			ok = pt_create(test, fix, fn, PT_NONE, cpu);
+	/* Wake even after a failure: pt_stop_all() waits for them to end. */
+	for (i = 0; i < fix->nr; i++)
+		wake_up_process(fix->t[i].task);
+	return ok;
+}
+
+/*
+ * Waits for the stress kthreads. A hang is no progress for PT_HANG_MS, or
+ * (a livelock, such as getters spinning for an object that was lost) not
+ * being done after PT_STRESS_MS, many times what a healthy run takes.
+ */
+static inline bool pt_wait_stress(struct kunit *test, struct pt_fix *fix)
+{
+	unsigned long start = jiffies, idle_since = jiffies;
+	long last = -1;
+
+	while (!pt_all_done(fix)) {
+		long now = atomic_long_read(&fix->progress);
+
+		if (now != last) {
+			last = now;
+			idle_since = jiffies;
+		}
+		if (time_after(jiffies, idle_since + msecs_to_jiffies(PT_HANG_MS)) ||
+		    time_after(jiffies, start + msecs_to_jiffies(PT_STRESS_MS))) {
+			KUNIT_FAIL(test, "hang guard: stuck at %ld iterations",
+				   now);
+			return false;
+		}
+		msleep(20);
+	}
+	return true;
+}
+
+/* Sums what the stress kthreads recorded. */
+static inline void pt_sum(struct pt_fix *fix, unsigned long *errors,
+			  unsigned long *got, unsigned long *misses,
+			  int *max_readers)
+{
+	unsigned int i;
+
+	*errors = 0;
+	*got = 0;
+	*misses = 0;
+	*max_readers = 0;
+	for (i = 0; i < fix->nr; i++) {
+		*errors += fix->t[i].errors;
+		*got += fix->t[i].got;
+		*misses += fix->t[i].misses;
+		*max_readers = max(*max_readers, fix->t[i].max_readers);
+	}
+}
+
+/* Runs @fn under a spinlock with interrupts off. */
+static inline unsigned long
+pt_run_atomic(struct pt_fix *fix, unsigned long (*fn)(struct pt_fix *fix))
+{
+	unsigned long flags, bad;
+
+	spin_lock_irqsave(&fix->atomic_lock, flags);
+	bad = fn(fix);
+	spin_unlock_irqrestore(&fix->atomic_lock, flags);
+	return bad;
+}
+
+static inline void pt_irq_fn(struct irq_work *work)
+{
+	struct pt_irq *p = container_of(work, struct pt_irq, work);
+
+	p->hardirq = in_hardirq();
+	p->bad = p->fn(p->fix);
+}
+
+/*
+ * Runs @fn in an irq_work callback: hard interrupt context (a HARD irq_work,
+ * also on PREEMPT_RT), which the case checks rather than assumes.
+ */
+static inline unsigned long
+pt_run_hardirq(struct kunit *test, struct pt_fix *fix,
+	       unsigned long (*fn)(struct pt_fix *fix))
+{
+	struct pt_irq *p = &fix->irq;
+
+	p->fix = fix;
+	p->fn = fn;
+	p->bad = ~0UL;
+	/* HARD: on PREEMPT_RT a plain irq_work would run in a kthread. */
+	p->work = IRQ_WORK_INIT_HARD(pt_irq_fn);
+	irq_work_queue(&p->work);
+	irq_work_sync(&p->work);
+	KUNIT_EXPECT_TRUE(test, p->hardirq);
+	return p->bad;
+}
+
+/* ---- the switches a case may change, and statistics ---- */
+
+/*
+ * What pt_suite_init() saw, for pt_case_exit() to restore. One copy per
+ * module that includes this header; unused in the modules whose suites do
+ * not use these hooks.
+ */
+static bool pt_saved_fast __maybe_unused, pt_saved_flag __maybe_unused;
+static bool pt_saved_zero __maybe_unused, pt_saved_stats __maybe_unused;
+
+static inline int pt_suite_init(struct kunit_suite *suite)
+{
+	pt_saved_fast = psem_fast_release_enabled();
+	pt_saved_flag = psem_contention_flag_enabled();
+	pt_saved_zero = psem_zero_release_enabled();
+	pt_saved_stats = psem_stats_enabled();
+	return 0;
+}
+
+/* Runs after every case, even one that failed an assertion. */
+static inline void pt_case_exit(struct kunit *test)
+{
+	psem_set_quiet_warnings(false);
+	psem_set_fast_release(pt_saved_fast);
+	psem_set_contention_flag(pt_saved_flag);
+	psem_set_zero_release(pt_saved_zero);
+	psem_set_stats(pt_saved_stats);
+}
+
+/* Counting on, fast path on (psem's rule), counters zeroed. */
+static inline void pt_stats_on(void)
+{
+	psem_set_fast_release(true);
+	psem_set_zero_release(true);
+	psem_set_stats(true);
+	psem_stats_reset();
+}
+
+/* Expects @fast fast and @locked locked releases since snapshot @before. */
+static inline void pt_expect_releases(struct kunit *test,
+				      const struct psem_stats *before,
+				      u64 fast, u64 locked)
+{
+	struct psem_stats now;
+
+	psem_stats_snapshot(&now);
+	KUNIT_EXPECT_EQ(test, now.count[PSEM_STAT_FAST_RELEASE] -
+			before->count[PSEM_STAT_FAST_RELEASE], fast);
+	KUNIT_EXPECT_EQ(test, now.count[PSEM_STAT_LOCKED_RELEASE] -
+			before->count[PSEM_STAT_LOCKED_RELEASE], locked);
 }
 
 #endif /* _PSEM_TEST_H */

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for psem_pool, the object pool built on psem: stress with
+ * fewer and with more objects than getters, FIFO hand-over to sleeping
+ * getters, cancelled getters, refused input, the lock-free put and the
+ * double put.
+ *
+ * The fixture (struct pt_fix), the step and stress kthreads and the hang
+ * guards are in psem_test.h, shared with the rwlock's and the mutex's
+ * suites; how the cases are built is described there.
+ */
+
+#include <kunit/test.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/sched/signal.h>
+
+#include "psem_test.h"
+
+#define PT_POOL_ITERS	1000	/* with few objects: gets sleep, slowly */
+#define PT_PLENTY_ITERS	5000	/* with many: gets race each other */
+#define PT_SCARCE_CAP	3	/* fewer objects than stress kthreads */
+
+/* The index of @obj among the fixture's first @n objects, or -1. */
+static int pt_obj_index(struct pt_fix *fix, void *obj, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (obj == &fix->obj[i])
+			return i;
+	return -1;
+}
+
+/* The pool's slots that hold an object (white box). */
+static unsigned int pt_pool_full_slots(struct psem_pool *pool)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < pool->capacity; i++)
+		n += !!atomic_long_read(&pool->slots[i]);
+	return n;
+}
+
+/*
+ * Empties a pool of capacity @cap with try_get: it must yield exactly the
+ * first @cap objects, once each, then NULL. Puts them back.
+ */
+static void pt_pool_expect_full(struct kunit *test, struct pt_fix *fix,
+				unsigned int cap)
+{
+	unsigned long seen = 0, all = GENMASK(cap - 1, 0);
+	void *got[PT_NR_OBJS];
+	unsigned int i, n = 0;
+	void *extra;
+	int idx;
+
+	/*
+	 * A get that holds a permit spins until it finds a full slot: with an
+	 * object lost, draining would spin forever. Check the count first.
+	 */
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->pool.sem), (long)cap);
+	if (pt_pool_full_slots(&fix->pool) != cap) {
+		KUNIT_FAIL(test, "%u of %u slots full",
+			   pt_pool_full_slots(&fix->pool), cap);
+		return;
+	}
+	for (i = 0; i < cap; i++) {
+		got[n] = psem_pool_try_get(&fix->pool);
+		idx = pt_obj_index(fix, got[n], cap);
+		if (idx < 0 || (seen & BIT(idx))) {
+			KUNIT_FAIL(test, "try_get %u: bad object %p", i, got[n]);
+			continue;
+		}
+		seen |= BIT(idx);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, seen, all);
+	extra = psem_pool_try_get(&fix->pool);
+	KUNIT_EXPECT_NULL(test, extra);
+	if (pt_obj_index(fix, extra, cap) >= 0)
+		got[n++] = extra;
+	while (n--)
+		KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, got[n]), 0);
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->pool.sem), (long)cap);
+}
+
+static void *pt_pool_get_once(struct pt_thread *t, unsigned int i)
+{
+	struct psem_pool *pool = &t->fix->pool;
+	void *obj = NULL;
+
+	switch ((i + t->id) % 3) {
+	case 0:
+		obj = psem_pool_get(pool);
+		break;
+	case 1:
+		obj = psem_pool_try_get(pool);
+		if (!obj) {
+			t->misses++;
+			obj = psem_pool_get(pool);
+		}
+		break;
+	default:
+		if (psem_pool_get_interruptible(pool, &obj))
+			obj = NULL;	/* nobody sends a signal here */
+		break;
+	}
+	return obj;
+}
+
+static int pt_pool_stress_fn(void *arg)
+{
+	struct pt_thread *t = arg;
+	struct pt_fix *fix = t->fix;
+	unsigned int i;
+
+	for (i = 0; i < fix->iters; i++, atomic_long_inc(&fix->progress)) {
+		void *obj = pt_pool_get_once(t, i);
+		struct pt_obj *o;
+
+		if (pt_obj_index(fix, obj, fix->cap) < 0) {
+			t->errors++;	/* not ours: cannot put it back */
+			continue;
+		}
+		o = obj;
+		if (atomic_cmpxchg(&o->taken, 0, 1))
+			t->errors++;	/* handed out twice */
+		if (atomic_inc_return(&fix->out) > fix->cap)
+			t->errors++;
+		o->stamp = t->id;	/* plain: KCSAN reports a second holder */
+		t->got++;
+		if (fix->nap)
+			pt_hold(t);
+		if (o->stamp != t->id)
+			t->errors++;
+		atomic_dec(&fix->out);
+		atomic_set(&o->taken, 0);
+		if (psem_pool_put(&fix->pool, o))
+			t->errors++;
+	}
+	pt_set_state(t, PT_DONE);
+	return 0;
+}
+
+/*
+ * @per_cpu kthreads on each online CPU get and put @iters times from a pool
+ * of @cap objects. Nobody gets an object another holds, no more than @cap
+ * are ever out, and at the end the pool holds each object exactly once.
+ */
+static void pt_pool_stress(struct kunit *test, unsigned int per_cpu,
+			   unsigned int cap, unsigned int iters, bool nap)
+{
+	unsigned int n = per_cpu * num_online_cpus();
+	unsigned long errors, got, misses;
+	struct pt_fix *fix = pt_fix_new(n);
+	unsigned int i;
+	int unused;
+	u64 warns;
+
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+	fix->cap = cap;
+	fix->iters = iters;
+	fix->nap = nap;
+	KUNIT_ASSERT_EQ(test, pt_pool_init(fix, cap), 0);
+	if (pt_start_per_cpu(test, fix, pt_pool_stress_fn, per_cpu) &&
+	    pt_wait_stress(test, fix)) {
+		pt_sum(fix, &errors, &got, &misses, &unused);
+		KUNIT_EXPECT_EQ(test, errors, 0UL);
+		KUNIT_EXPECT_EQ(test, got, (unsigned long)n * iters);
+		KUNIT_EXPECT_EQ(test, atomic_read(&fix->out), 0);
+		for (i = 0; i < cap; i++)
+			KUNIT_EXPECT_EQ(test, atomic_read(&fix->obj[i].taken), 0);
+		pt_pool_expect_full(test, fix, cap);
+		kunit_info(test, "%u kthreads, %lu gets, %lu empty try_gets\n",
+			   fix->nr, got, misses);
+	}
+	pt_stop_all(test, fix);
+	if (!fix->leak) {
+		KUNIT_EXPECT_EQ(test, pt_waiters(&fix->pool.sem), 0U);
+		warns = psem_warn_count();
+		psem_pool_destroy(&fix->pool);
+		fix->pool_live = false;
+		KUNIT_EXPECT_EQ(test, psem_warn_count(), warns);
+	}
+	pt_fix_free(test, fix);
+}
+
+/*
+ * More kthreads than objects, which holders sometimes keep while asleep:
+ * gets sleep, and puts hand objects over to them.
+ */
+static void psem_pool_test_stress_scarce(struct kunit *test)
+{
+	pt_pool_stress(test, 4, PT_SCARCE_CAP, PT_POOL_ITERS, true);
+}
+
+/*
+ * More objects than kthreads (up to 4 CPUs), held only briefly: gets rarely
+ * wait, so they claim and fill slots at the same time, walking into each
+ * other's slots. This is where a non-atomic claim or fill would show.
+ */
+static void psem_pool_test_stress_plenty(struct kunit *test)
+{
+	pt_pool_stress(test, 4, PT_NR_OBJS, PT_PLENTY_ITERS, false);
+}
+
+/*
+ * With the pool empty, getters G1 then G2 sleep; try_get finds nothing.
+ * Each put wakes the oldest sleeper, which gets the object just put.
+ */
+static void psem_pool_test_get_sleeps_fifo(struct kunit *test)
+{
+	struct pt_fix *fix = pt_fix_new(2);
+	struct pt_thread *g1, *g2;
+	void *a, *b, *first;
+
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+	KUNIT_ASSERT_EQ(test, pt_pool_init(fix, 2), 0);
+	a = psem_pool_try_get(&fix->pool);
+	b = psem_pool_try_get(&fix->pool);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_EXPECT_PTR_NE(test, a, b);
+	KUNIT_EXPECT_NULL(test, psem_pool_try_get(&fix->pool));
+
+	g1 = pt_start(test, fix, pt_step_fn, PT_GET);
+	if (!g1 || !pt_wait(test, pt_waiters(&fix->pool.sem) == 1))
+		goto out;
+	g2 = pt_start(test, fix, pt_step_fn, PT_GET_INTR);
+	if (!g2 || !pt_wait(test, pt_waiters(&fix->pool.sem) == 2))
+		goto out;
+	KUNIT_EXPECT_NULL(test, psem_pool_try_get(&fix->pool));
+
+	/* The only object in the pool now is the one put: G1 gets it. */
+	first = a;
+	a = NULL;
+	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, first), 0);
+	if (!pt_wait(test, pt_state(g1) == PT_HOLD))
+		goto out;
+	KUNIT_EXPECT_PTR_EQ(test, g1->obj, first);
+	KUNIT_EXPECT_EQ(test, pt_state(g2), PT_WAIT);
+	KUNIT_EXPECT_EQ(test, pt_waiters(&fix->pool.sem), 1U);
+
+	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, b), 0);
+	if (!pt_wait(test, pt_state(g2) == PT_HOLD))
+		goto out;
+	KUNIT_EXPECT_PTR_EQ(test, g2->obj, b);
+	b = NULL;
+	KUNIT_EXPECT_EQ(test, g1->order, 1);
+	KUNIT_EXPECT_EQ(test, g2->order, 2);
+out:
+	if (a)
+		psem_pool_put(&fix->pool, a);
+	if (b)
+		psem_pool_put(&fix->pool, b);
+	pt_stop_all(test, fix);
+	if (!fix->leak)
+		pt_pool_expect_full(test, fix, 2);
+	pt_finish(test, fix, &fix->pool.sem, 2);
+}
+
+/* A getter whose wait a signal ends gets -EINTR and takes nothing. */
+static void pt_pool_cancel(struct kunit *test, enum pt_op op, int sig)
+{
+	struct pt_fix *fix = pt_fix_new(1);
+	struct pt_thread *g;
+	void *a;
+
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+	KUNIT_ASSERT_EQ(test, pt_pool_init(fix, 1), 0);
+	a = psem_pool_try_get(&fix->pool);
+	KUNIT_ASSERT_PTR_EQ(test, a, (void *)&fix->obj[0]);
+
+	g = pt_start(test, fix, pt_step_fn, op);
+	if (!g || !pt_wait(test, pt_waiters(&fix->pool.sem) == 1))
+		goto out;
+	send_sig(sig, g->task, 1);
+	if (!pt_wait(test, pt_state(g) == PT_DONE))
+		goto out;
+	KUNIT_EXPECT_EQ(test, g->ret, -EINTR);
+	KUNIT_EXPECT_PTR_EQ(test, g->obj, PT_NO_OBJ);
+	KUNIT_EXPECT_EQ(test, pt_waiters(&fix->pool.sem), 0U);
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->pool.sem), 0L);
+out:
+	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, a), 0);
+	pt_stop_all(test, fix);
+	if (!fix->leak)
+		pt_pool_expect_full(test, fix, 1);
+	pt_finish(test, fix, &fix->pool.sem, 1);
+}
+
+static void psem_pool_test_get_interruptible(struct kunit *test)
+{
+	pt_pool_cancel(test, PT_GET_INTR, SIGUSR1);
+}
+
+static void psem_pool_test_get_killable(struct kunit *test)
+{
+	pt_pool_cancel(test, PT_GET_KILL, SIGKILL);
+}
+
+/* Each bad call is refused, counted once, and changes nothing. */
+static void psem_pool_test_bad_input(struct kunit *test)
+{
+	struct pt_fix *fix = pt_fix_new(1);
+	struct psem_pool p = {};
+	void *objs[2];
+	void *a;
+	u64 warns;
+
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+	objs[0] = &fix->obj[0];
+	objs[1] = NULL;
+	warns = psem_warn_count();
+	psem_set_quiet_warnings(true);
+
+	KUNIT_EXPECT_EQ(test, psem_pool_init(&p, objs, 0, GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, psem_warn_count(), ++warns);
+	KUNIT_EXPECT_EQ(test, psem_pool_init(&p, objs, 2, GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, psem_warn_count(), ++warns);
+	KUNIT_EXPECT_NULL(test, p.slots);
+	KUNIT_EXPECT_EQ(test, p.capacity, 0U);
+
+	KUNIT_EXPECT_EQ(test, pt_pool_init(fix, 2), 0);
+	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns);
+	if (!fix->pool_live)
+		goto out;
+	a = psem_pool_try_get(&fix->pool);
+	KUNIT_EXPECT_NOT_NULL(test, a);
+	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, psem_warn_count(), ++warns);
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->pool.sem), 1L);
+	if (a)
+		KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, a), 0);
+	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns);
+
+	/* Full: a third object has nowhere to go. */
+	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, &fix->obj[2]), -EINVAL);
+	KUNIT_EXPECT_EQ(test, psem_warn_count(), ++warns);
+	psem_set_quiet_warnings(false);
+	pt_pool_expect_full(test, fix, 2);
+out:
+	psem_set_quiet_warnings(false);
+	pt_finish(test, fix, &fix->pool.sem, 2);
+}
+
+/*
+ * With nobody waiting a put is lock-free, into an empty pool too (psem's
+ * rule); under the seed's rule (zero_release off) a put into an empty pool
+ * takes the queue lock, one into a pool that holds objects does not.
+ */
+static void psem_pool_test_put_fast_path(struct kunit *test)
+{
+	struct pt_fix *fix = pt_fix_new(1);
+	void *o[3] = {};
+	struct psem_stats before;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+	KUNIT_ASSERT_EQ(test, pt_pool_init(fix, 3), 0);
+	pt_stats_on();
+
+	for (i = 0; i < 3; i++)
+		o[i] = psem_pool_try_get(&fix->pool);
+	if (!o[0] || !o[1] || !o[2]) {
+		KUNIT_FAIL(test, "pool of 3 did not give 3 objects");
+		goto out;
+	}
+
+	psem_stats_snapshot(&before);
+	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, o[0]), 0);
+	pt_expect_releases(test, &before, 1, 0);
+	o[0] = psem_pool_try_get(&fix->pool);
+	if (!o[0]) {
+		KUNIT_FAIL(test, "the object just put is not in the pool");
+		goto out;
+	}
+
+	psem_set_zero_release(false);
+	psem_stats_snapshot(&before);
+	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, o[0]), 0);
+	pt_expect_releases(test, &before, 0, 1);
+	o[0] = NULL;
+
+	psem_stats_snapshot(&before);
+	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, o[1]), 0);
+	pt_expect_releases(test, &before, 1, 0);
+	o[1] = NULL;
+
+	psem_stats_snapshot(&before);
+	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, o[2]), 0);
+	pt_expect_releases(test, &before, 1, 0);
+	o[2] = NULL;
+out:
+	for (i = 0; i < 3; i++)
+		if (o[i])
+			psem_pool_put(&fix->pool, o[i]);
+	pt_finish(test, fix, &fix->pool.sem, 3);
+}
+
+/*
+ * With CONFIG_DEBUG_OBJECTS, putting an object that is already in the pool
+ * is refused, counted once, and changes nothing. Without the check the pool
+ * would hold it twice and hand it to two getters.
+ */
+static void psem_pool_test_double_put(struct kunit *test)
+{
+	struct pt_fix *fix;
+	void *a, *b, *got[3] = {};
+	unsigned int i;
+	u64 warns;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS))
+		kunit_skip(test, "the double-put check needs CONFIG_DEBUG_OBJECTS");
+	fix = pt_fix_new(1);
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+	KUNIT_ASSERT_EQ(test, pt_pool_init(fix, 3), 0);
+
+	a = psem_pool_try_get(&fix->pool);
+	b = psem_pool_try_get(&fix->pool);
+	if (!a || !b) {
+		KUNIT_FAIL(test, "pool of 3 did not give 2 objects");
+		goto out;
+	}
+	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, a), 0);
+
+	warns = psem_warn_count();
+	psem_set_quiet_warnings(true);
+	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, a), -EINVAL);
+	psem_set_quiet_warnings(false);
+	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns + 1);
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->pool.sem), 2L);
+	KUNIT_EXPECT_EQ(test, pt_pool_full_slots(&fix->pool), 2U);
+
+	/* The two objects in the pool are distinct. */
+	got[0] = psem_pool_try_get(&fix->pool);
+	got[1] = psem_pool_try_get(&fix->pool);
+	got[2] = psem_pool_try_get(&fix->pool);
+	KUNIT_EXPECT_NOT_NULL(test, got[0]);
+	KUNIT_EXPECT_NOT_NULL(test, got[1]);
+	KUNIT_EXPECT_NULL(test, got[2]);
+	KUNIT_EXPECT_PTR_NE(test, got[0], got[1]);
+	for (i = 0; i < 2; i++)
+		if (got[i] && (!i || got[1] != got[0]))
+			KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, got[i]), 0);
+	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, b), 0);
+	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns + 1);
+out:
+	psem_set_quiet_warnings(false);
+	pt_finish(test, fix, &fix->pool.sem, 3);
+}
+
+static struct kunit_case psem_pool_cases[] = {
+	KUNIT_CASE(psem_pool_test_stress_scarce),
+	KUNIT_CASE(psem_pool_test_stress_plenty),
+	KUNIT_CASE(psem_pool_test_get_sleeps_fifo),
+	KUNIT_CASE(psem_pool_test_get_interruptible),
+	KUNIT_CASE(psem_pool_test_get_killable),
+	KUNIT_CASE(psem_pool_test_bad_input),
+	KUNIT_CASE(psem_pool_test_put_fast_path),
+	KUNIT_CASE(psem_pool_test_double_put),
+	{}
+};
+
+static struct kunit_suite psem_pool_suite = {
+	.name		= "psem_pool",
+	.suite_init	= pt_suite_init,
+	.exit		= pt_case_exit,
+	.test_cases	= psem_pool_cases,
+};
+
+kunit_test_suites(&psem_pool_suite);
+
+MODULE_IMPORT_NS(PSEM_NS);
+MODULE_IMPORT_NS(PSEM_KNOBS_NS);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for psem's object pool");

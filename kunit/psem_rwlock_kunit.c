@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for psem_rwlock, the reader-writer lock built on psem:
+ * exclusion under stress, writer fairness, downgrade, cancelled writers,
+ * trylocks in atomic context and hard IRQ, the reader limit, the lock-free
+ * read unlock and non-owner releases.
+ *
+ * The fixture (struct pt_fix), the step and stress kthreads and the hang
+ * guards are in psem_test.h, shared with the mutex's and the pool's suites;
+ * how the cases are built is described there.
+ */
+
+#include <kunit/test.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/sched/signal.h>
+
+#include "psem_test.h"
+
+#define RW_MAX		PSEM_RWLOCK_MAX_READERS
+
+#define PT_RW_ITERS	1000	/* stress iterations per kthread */
+
+/* ---- trylock sequences, run with interrupts off or in hard IRQ ---- */
+
+/* A trylock that should fail; undoes it if it did not. */
+static bool pt_rw_try_undo(struct psem_rwlock *rw, bool write)
+{
+	if (write) {
+		if (!psem_write_trylock(rw))
+			return false;
+		psem_write_unlock(rw);
+	} else {
+		if (!psem_read_trylock(rw))
+			return false;
+		psem_read_unlock(rw);
+	}
+	return true;
+}
+
+/*
+ * On a free rwlock: two readers share it and keep a writer out, then a
+ * writer keeps everybody out. Returns a mask of the steps that went wrong
+ * and leaves the lock free.
+ */
+static unsigned long pt_rw_try_steps(struct pt_fix *fix)
+{
+	struct psem_rwlock *rw = &fix->rw;
+	unsigned long bad = 0;
+	bool r1, r2, w;
+
+	r1 = psem_read_trylock(rw);
+	r2 = psem_read_trylock(rw);
+	if (!r1 || !r2)
+		bad |= BIT(0);
+	if (psem_available(&rw->sem) != RW_MAX - r1 - r2)
+		bad |= BIT(1);
+	if (pt_rw_try_undo(rw, true))
+		bad |= BIT(2);
+	if (r1)
+		psem_read_unlock(rw);
+	if (r2)
+		psem_read_unlock(rw);
+	w = psem_write_trylock(rw);
+	if (!w || psem_available(&rw->sem))
+		bad |= BIT(3);
+	if (pt_rw_try_undo(rw, false))
+		bad |= BIT(4);
+	if (pt_rw_try_undo(rw, true))
+		bad |= BIT(5);
+	if (w)
+		psem_write_unlock(rw);
+	if (psem_available(&rw->sem) != RW_MAX)
+		bad |= BIT(6);
+	return bad;
+}
+
+static void pt_rw_read_once(struct pt_thread *t, unsigned int i)
+{
+	struct pt_fix *fix = t->fix;
+	int ret = 0, in;
+
+	switch (i / 4 % 4) {
+	case 0:
+		psem_read_lock(&fix->rw);
+		break;
+	case 1:
+		ret = psem_read_lock_interruptible(&fix->rw);
+		break;
+	case 2:
+		ret = psem_read_lock_killable(&fix->rw);
+		break;
+	default:
+		if (!psem_read_trylock(&fix->rw))
+			psem_read_lock(&fix->rw);
+		break;
+	}
+	if (ret) {		/* nobody sends a signal here */
+		t->errors++;
+		return;
+	}
+	in = atomic_inc_return(&fix->readers);
+	t->max_readers = max(t->max_readers, in);
+	if (atomic_read(&fix->writers))
+		t->errors++;
+	t->seen = fix->count;	/* plain: KCSAN reports a writer inside */
+	pt_hold(t);
+	atomic_dec(&fix->readers);
+	psem_read_unlock(&fix->rw);
+}
+
+static void pt_rw_write_once(struct pt_thread *t, unsigned int i)
+{
+	struct pt_fix *fix = t->fix;
+	int ret = 0;
+
+	switch (i / 4 % 4) {
+	case 0:
+		psem_write_lock(&fix->rw);
+		break;
+	case 1:
+		ret = psem_write_lock_interruptible(&fix->rw);
+		break;
+	case 2:
+		ret = psem_write_lock_killable(&fix->rw);
+		break;
+	default:
+		if (!psem_write_trylock(&fix->rw))
+			psem_write_lock(&fix->rw);
+		break;
+	}
+	if (ret) {
+		t->errors++;
+		return;
+	}
+	if (atomic_inc_return(&fix->writers) != 1 ||
+	    atomic_read(&fix->readers))
+		t->errors++;
+	fix->count++;		/* plain: only one writer may be here */
+	t->got++;
+	pt_hold(t);
+	if (atomic_read(&fix->readers))
+		t->errors++;
+	atomic_dec(&fix->writers);
+	psem_write_unlock(&fix->rw);
+}
+
+static int pt_rw_stress_fn(void *arg)
+{
+	struct pt_thread *t = arg;
+	unsigned int i;
+
+	for (i = 0; i < PT_RW_ITERS; i++) {
+		/* One write in four, at a different phase per kthread. */
+		if ((i + t->id) % 4 == 0)
+			pt_rw_write_once(t, i);
+		else
+			pt_rw_read_once(t, i);
+		atomic_long_inc(&t->fix->progress);
+	}
+	pt_set_state(t, PT_DONE);
+	return 0;
+}
+
+/*
+ * Three kthreads per online CPU mix every read and write lock call. Inside
+ * each critical section they check that no writer overlaps anybody, and
+ * writers bump a plain counter, so a lost update shows too.
+ */
+static void psem_rwlock_test_exclusion(struct kunit *test)
+{
+	unsigned int per_cpu = 3, n = per_cpu * num_online_cpus();
+	unsigned long errors, writes, misses;
+	struct pt_fix *fix = pt_fix_new(n);
+	int max_readers;
+
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+	if (pt_start_per_cpu(test, fix, pt_rw_stress_fn, per_cpu) &&
+	    pt_wait_stress(test, fix)) {
+		pt_sum(fix, &errors, &writes, &misses, &max_readers);
+		KUNIT_EXPECT_EQ(test, errors, 0UL);
+		KUNIT_EXPECT_EQ(test, fix->count, writes);
+		KUNIT_EXPECT_EQ(test, atomic_read(&fix->readers), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&fix->writers), 0);
+		/* Overlap depends on scheduling: reported, not asserted. */
+		kunit_info(test, "%u kthreads, %lu writes, up to %d readers at once\n",
+			   fix->nr, writes, max_readers);
+	}
+	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+}
+
+/*
+ * R1 (the test) reads; writer W queues; a later reader R2 must queue
+ * behind W, not join R1. When R1 leaves, W gets in before R2; when W
+ * leaves, R2 gets in.
+ */
+static void psem_rwlock_test_writer_fairness(struct kunit *test)
+{
+	struct pt_fix *fix = pt_fix_new(2);
+	struct pt_thread *w, *r2;
+	bool reading;
+
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+	psem_read_lock(&fix->rw);
+	reading = true;
+
+	w = pt_start(test, fix, pt_step_fn, PT_WRITE);
+	if (!w || !pt_wait(test, pt_waiters(&fix->rw.sem) == 1))
+		goto out;
+	/* W drained every permit R1 left: there is none for R2. */
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), 0L);
+	KUNIT_EXPECT_FALSE(test, pt_rw_try_undo(&fix->rw, false));
+
+	r2 = pt_start(test, fix, pt_step_fn, PT_READ);
+	if (!r2 || !pt_wait(test, pt_waiters(&fix->rw.sem) == 2))
+		goto out;
+	KUNIT_EXPECT_EQ(test, pt_state(w), PT_WAIT);
+	KUNIT_EXPECT_EQ(test, pt_state(r2), PT_WAIT);
+
+	psem_read_unlock(&fix->rw);
+	reading = false;
+	if (!pt_wait(test, pt_state(w) == PT_HOLD))
+		goto out;
+	KUNIT_EXPECT_EQ(test, w->order, 1);
+	KUNIT_EXPECT_EQ(test, pt_state(r2), PT_WAIT);
+	KUNIT_EXPECT_EQ(test, pt_waiters(&fix->rw.sem), 1U);
+	KUNIT_EXPECT_FALSE(test, pt_rw_try_undo(&fix->rw, false));
+
+	pt_go(w);
+	if (!pt_wait(test, pt_state(r2) == PT_HOLD))
+		goto out;
+	KUNIT_EXPECT_EQ(test, r2->order, 2);
+	KUNIT_EXPECT_EQ(test, pt_state(w), PT_DONE);
+out:
+	if (reading)
+		psem_read_unlock(&fix->rw);
+	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+}
+
+/*
+ * The test writes, with reader R and then writer W queued. After the
+ * downgrade R reads alongside the test, and W waits until both are gone.
+ */
+static void psem_rwlock_test_downgrade(struct kunit *test)
+{
+	struct pt_fix *fix = pt_fix_new(2);
+	struct pt_thread *r, *w;
+	enum { PT_FREE, PT_WRITING, PT_READING } held;
+
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+	psem_write_lock(&fix->rw);
+	held = PT_WRITING;
+
+	r = pt_start(test, fix, pt_step_fn, PT_READ);
+	if (!r || !pt_wait(test, pt_waiters(&fix->rw.sem) == 1))
+		goto out;
+	w = pt_start(test, fix, pt_step_fn, PT_WRITE);
+	if (!w || !pt_wait(test, pt_waiters(&fix->rw.sem) == 2))
+		goto out;
+
+	psem_downgrade_write(&fix->rw);
+	held = PT_READING;
+	if (!pt_wait(test, pt_state(r) == PT_HOLD))
+		goto out;
+	/* Two readers in; W took the rest and still waits for two. */
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), 0L);
+	KUNIT_EXPECT_EQ(test, pt_waiters(&fix->rw.sem), 1U);
+	KUNIT_EXPECT_EQ(test, pt_state(w), PT_WAIT);
+	KUNIT_EXPECT_FALSE(test, pt_rw_try_undo(&fix->rw, false));
+
+	psem_read_unlock(&fix->rw);
+	held = PT_FREE;
+	/* R still reads: W still waits. */
+	KUNIT_EXPECT_EQ(test, pt_waiters(&fix->rw.sem), 1U);
+	KUNIT_EXPECT_EQ(test, pt_state(w), PT_WAIT);
+
+	pt_go(r);
+	if (!pt_wait(test, pt_state(w) == PT_HOLD))
+		goto out;
+	KUNIT_EXPECT_EQ(test, r->order, 1);
+	KUNIT_EXPECT_EQ(test, w->order, 2);
+out:
+	if (held == PT_WRITING)
+		psem_write_unlock(&fix->rw);
+	else if (held == PT_READING)
+		psem_read_unlock(&fix->rw);
+	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+}
+
+/*
+ * Writer W waits behind the test's read hold with readers queued behind
+ * it; a signal ends W's wait. W got every permit but the test's, and must
+ * pass them on: both queued readers get in.
+ */
+static void pt_rw_cancel(struct kunit *test, enum pt_op op, int sig)
+{
+	struct pt_fix *fix = pt_fix_new(3);
+	struct pt_thread *w, *r[2];
+	bool reading;
+
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+	psem_read_lock(&fix->rw);
+	reading = true;
+
+	w = pt_start(test, fix, pt_step_fn, op);
+	if (!w || !pt_wait(test, pt_waiters(&fix->rw.sem) == 1))
+		goto out;
+	r[0] = pt_start(test, fix, pt_step_fn, PT_READ_INTR);
+	if (!r[0] || !pt_wait(test, pt_waiters(&fix->rw.sem) == 2))
+		goto out;
+	r[1] = pt_start(test, fix, pt_step_fn, PT_READ_KILL);
+	if (!r[1] || !pt_wait(test, pt_waiters(&fix->rw.sem) == 3))
+		goto out;
+
+	if (sig == SIGKILL) {
+		/* A killable wait ignores other signals (can only miss). */
+		send_sig(SIGUSR1, w->task, 1);
+		msleep(20);
+		KUNIT_EXPECT_EQ(test, pt_state(w), PT_WAIT);
+	}
+	send_sig(sig, w->task, 1);
+	if (!pt_wait(test, pt_state(w) == PT_DONE))
+		goto out;
+	KUNIT_EXPECT_EQ(test, w->ret, -EINTR);
+	if (!pt_wait(test,
+		     pt_state(r[0]) == PT_HOLD && pt_state(r[1]) == PT_HOLD))
+		goto out;
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX - 3);
+	KUNIT_EXPECT_EQ(test, pt_waiters(&fix->rw.sem), 0U);
+out:
+	if (reading)
+		psem_read_unlock(&fix->rw);
+	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+}
+
+static void psem_rwlock_test_write_interruptible(struct kunit *test)
+{
+	pt_rw_cancel(test, PT_WRITE_INTR, SIGUSR1);
+}
+
+static void psem_rwlock_test_write_killable(struct kunit *test)
+{
+	pt_rw_cancel(test, PT_WRITE_KILL, SIGKILL);
+}
+
+/*
+ * Trylocks never sleep: with interrupts off under a spinlock, and in hard
+ * IRQ, on a free lock; and on one a kthread holds for writing, then on one
+ * a kthread holds for reading.
+ */
+static void psem_rwlock_test_trylock_atomic(struct kunit *test)
+{
+	struct pt_fix *fix = pt_fix_new(2);
+	struct pt_thread *w, *r;
+	unsigned long flags;
+
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+	KUNIT_EXPECT_EQ(test, pt_run_atomic(fix, pt_rw_try_steps), 0UL);
+	KUNIT_EXPECT_EQ(test, pt_run_hardirq(test, fix, pt_rw_try_steps), 0UL);
+
+	w = pt_start(test, fix, pt_step_fn, PT_WRITE);
+	if (!w || !pt_wait(test, pt_state(w) == PT_HOLD))
+		goto out;
+	spin_lock_irqsave(&fix->atomic_lock, flags);
+	KUNIT_EXPECT_FALSE(test, pt_rw_try_undo(&fix->rw, false));
+	KUNIT_EXPECT_FALSE(test, pt_rw_try_undo(&fix->rw, true));
+	spin_unlock_irqrestore(&fix->atomic_lock, flags);
+	pt_go(w);
+
+	r = pt_start(test, fix, pt_step_fn, PT_READ);
+	if (!r || !pt_wait(test, pt_state(r) == PT_HOLD))
+		goto out;
+	spin_lock_irqsave(&fix->atomic_lock, flags);
+	KUNIT_EXPECT_TRUE(test, pt_rw_try_undo(&fix->rw, false));
+	KUNIT_EXPECT_FALSE(test, pt_rw_try_undo(&fix->rw, true));
+	spin_unlock_irqrestore(&fix->atomic_lock, flags);
+out:
+	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+}
+
+/*
+ * PSEM_RWLOCK_MAX_READERS readers fit: each takes one permit. 2^30 kthreads
+ * are out of reach, so the test takes a few permits as readers and the
+ * rest straight from the semaphore; then the limit is reached, the next
+ * reader queues and gets in when one of the others leaves.
+ */
+static void psem_rwlock_test_reader_limit(struct kunit *test)
+{
+	struct pt_fix *fix = pt_fix_new(1);
+	struct pt_thread *r;
+	long i, readers = 0, others = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+	KUNIT_EXPECT_EQ(test, RW_MAX, 1L << 30);
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX);
+	for (i = 0; i < 8; i++) {
+		if (!psem_read_trylock(&fix->rw)) {
+			KUNIT_FAIL(test, "reader %ld refused", i);
+			goto out;
+		}
+		readers++;
+		KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem),
+				RW_MAX - readers);
+		KUNIT_EXPECT_FALSE(test, pt_rw_try_undo(&fix->rw, true));
+	}
+
+	/* Stand-ins for the other RW_MAX - 8 readers. */
+	others = psem_drain(&fix->rw.sem, RW_MAX);
+	KUNIT_EXPECT_EQ(test, others, RW_MAX - readers);
+	KUNIT_EXPECT_FALSE(test, pt_rw_try_undo(&fix->rw, false));
+
+	r = pt_start(test, fix, pt_step_fn, PT_READ);
+	if (!r || !pt_wait(test, pt_waiters(&fix->rw.sem) == 1))
+		goto out;
+	psem_read_unlock(&fix->rw);
+	readers--;
+	if (!pt_wait(test, pt_state(r) == PT_HOLD))
+		goto out;
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), 0L);
+out:
+	if (others)
+		psem_release(&fix->rw.sem, others);
+	while (readers--)
+		psem_read_unlock(&fix->rw);
+	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+}
+
+/*
+ * With nobody waiting, a read_unlock is one lock-free exchange, the last
+ * reader's too, and so is a write_unlock (psem's rule; under the seed's,
+ * zero_release off, the write_unlock onto a zero balance takes the queue
+ * lock). A read_unlock that a writer waits for takes the queue lock.
+ */
+static void psem_rwlock_test_read_unlock_fast_path(struct kunit *test)
+{
+	struct pt_fix *fix = pt_fix_new(1);
+	struct pt_thread *w;
+	struct psem_stats before;
+	bool reading = false;
+
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+	pt_stats_on();
+
+	/* Two readers; trylock, so that lockdep allows the second. */
+	if (!psem_read_trylock(&fix->rw) || !psem_read_trylock(&fix->rw)) {
+		KUNIT_FAIL(test, "read_trylock failed on a free lock");
+		goto out;
+	}
+	psem_stats_snapshot(&before);
+	psem_read_unlock(&fix->rw);
+	pt_expect_releases(test, &before, 1, 0);
+	psem_stats_snapshot(&before);
+	psem_read_unlock(&fix->rw);
+	pt_expect_releases(test, &before, 1, 0);
+
+	if (!psem_write_trylock(&fix->rw)) {
+		KUNIT_FAIL(test, "write_trylock failed on a free lock");
+		goto out;
+	}
+	psem_stats_snapshot(&before);
+	psem_write_unlock(&fix->rw);
+	pt_expect_releases(test, &before, 1, 0);
+
+	psem_set_zero_release(false);
+	if (!psem_write_trylock(&fix->rw)) {
+		KUNIT_FAIL(test, "write_trylock failed on a free lock");
+		goto out;
+	}
+	psem_stats_snapshot(&before);
+	psem_write_unlock(&fix->rw);
+	pt_expect_releases(test, &before, 0, 1);
+	psem_set_zero_release(true);
+
+	psem_read_lock(&fix->rw);
+	reading = true;
+	w = pt_start(test, fix, pt_step_fn, PT_WRITE);
+	if (!w || !pt_wait(test, pt_waiters(&fix->rw.sem) == 1))
+		goto out;
+	psem_stats_snapshot(&before);
+	psem_read_unlock(&fix->rw);
+	reading = false;
+	pt_expect_releases(test, &before, 0, 1);
+	if (!pt_wait(test, pt_state(w) == PT_HOLD))
+		goto out;
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), 0L);
+out:
+	if (reading)
+		psem_read_unlock(&fix->rw);
+	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+}
+
+static int pt_read_unlock_non_owner_fn(void *arg)
+{
+	struct pt_thread *t = arg;
+
+	psem_read_unlock_non_owner(&t->fix->rw);
+	pt_set_state(t, PT_DONE);
+	return 0;
+}
+
+static unsigned long pt_rw_unlock_non_owner(struct pt_fix *fix)
+{
+	psem_read_unlock_non_owner(&fix->rw);
+	return 0;
+}
+
+static unsigned long pt_rw_trylock_non_owner(struct pt_fix *fix)
+{
+	return !psem_read_trylock_non_owner(&fix->rw);
+}
+
+/*
+ * A read hold taken by one context and released by another, through the
+ * _non_owner pair: by another task, by a hard interrupt, and taken in a
+ * hard interrupt for a task to release. lockdep must not see it: with the
+ * owned calls (psem_read_lock() and psem_read_unlock(), which once claimed
+ * "any context") it reports "bad unlock balance" and turns itself off.
+ */
+static void psem_rwlock_test_non_owner(struct kunit *test)
+{
+	struct pt_fix *fix = pt_fix_new(1);
+	bool locks_on = debug_locks;
+	struct pt_thread *t;
+
+	KUNIT_ASSERT_NOT_NULL(test, fix);
+
+	psem_read_lock_non_owner(&fix->rw);
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX - 1);
+	t = pt_start(test, fix, pt_read_unlock_non_owner_fn, PT_NONE);
+	if (!t || !pt_wait(test, pt_state(t) == PT_DONE))
+		goto out;
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX);
+
+	KUNIT_ASSERT_TRUE(test, psem_read_trylock_non_owner(&fix->rw));
+	KUNIT_EXPECT_EQ(test, pt_run_hardirq(test, fix, pt_rw_unlock_non_owner), 0UL);
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX);
+
+	KUNIT_EXPECT_EQ(test, pt_run_hardirq(test, fix, pt_rw_trylock_non_owner), 0UL);
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX - 1);
+	psem_read_unlock_non_owner(&fix->rw);
+	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX);
+
+	/* A writer still gets in, and the owned calls still work. */
+	KUNIT_EXPECT_TRUE(test, pt_rw_try_undo(&fix->rw, true));
+	KUNIT_EXPECT_EQ(test, debug_locks, locks_on);
+out:
+	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+}
+
+static struct kunit_case psem_rwlock_cases[] = {
+	KUNIT_CASE(psem_rwlock_test_exclusion),
+	KUNIT_CASE(psem_rwlock_test_writer_fairness),
+	KUNIT_CASE(psem_rwlock_test_downgrade),
+	KUNIT_CASE(psem_rwlock_test_write_interruptible),
+	KUNIT_CASE(psem_rwlock_test_write_killable),
+	KUNIT_CASE(psem_rwlock_test_trylock_atomic),
+	KUNIT_CASE(psem_rwlock_test_reader_limit),
+	KUNIT_CASE(psem_rwlock_test_read_unlock_fast_path),
+	KUNIT_CASE(psem_rwlock_test_non_owner),
+	{}
+};
+
+static struct kunit_suite psem_rwlock_suite = {
+	.name		= "psem_rwlock",
+	.suite_init	= pt_suite_init,
+	.exit		= pt_case_exit,
+	.test_cases	= psem_rwlock_cases,
+};
+
+kunit_test_suites(&psem_rwlock_suite);
+
+MODULE_IMPORT_NS(PSEM_NS);
+MODULE_IMPORT_NS(PSEM_KNOBS_NS);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for psem's rwlock");
