@@ -44,6 +44,8 @@
 /* The largest balance a psem can hold, and the largest count one call takes. */
 #define PSEM_MAX_PERMITS	(LONG_MAX >> PSEM_SHIFT)
 
+struct psem_async;
+
 /**
  * struct psem - a counting semaphore with a lock-free release
  * @count: the balance (permits available to acquirers, 0..PSEM_MAX_PERMITS)
@@ -57,6 +59,13 @@
  *         oldest first.
  * @debt:  permits owed by psem_reduce() or a shrinking psem_resize(), paid
  *         by releases before any waiter. Protected by @wq.lock.
+ * @calls: the list of served asynchronous waiters whose callbacks are due,
+ *         owned by the one path that is calling them back (on its stack),
+ *         or NULL. Protected by @wq.lock.
+ * @calling: the asynchronous waiter whose callback runs now, or NULL.
+ * @leaving: waiters that were served while on their way to cancel their
+ *         wait (a signal, a timeout), which still take @wq.lock once.
+ *         Protected by @wq.lock.
  * @capped: whether the psem was created with a capacity
  *
  * The fields are private to psem; use the functions below.
@@ -66,6 +75,9 @@ struct psem {
 	unsigned long		limit;
 	wait_queue_head_t	wq;
 	unsigned long		debt;
+	struct list_head	*calls;
+	struct psem_async	*calling;
+	unsigned int		leaving;
 	bool			capped;
 };
 
@@ -88,8 +100,9 @@ enum psem_wait_kind {
  * @kind:     &enum psem_wait_kind
  * @result:   0 when served, or why the wait failed (-ESHUTDOWN, -E2BIG);
  *            written under the queue lock before the waiter leaves it
- * @served:   set under the queue lock when the waiter leaves the queue
- *            for a wake list: from then on only @done is written
+ * @state:    PSEM_W_IDLE, _LINKED, _LEAVING or _SERVED (psem_queue.c):
+ *            written under the queue lock, but for the one lock-free
+ *            LINKED -> LEAVING of a task that gives up its wait
  * @done:     for a task: set with smp_store_release() by the task that
  *            moved the waiter to its wake list, after the queue lock is
  *            dropped; from then on that task no longer touches this
@@ -102,11 +115,9 @@ struct psem_waiter {
 	unsigned long		since;
 	enum psem_wait_kind	kind;
 	int			result;
-	bool			served;
+	atomic_t		state;
 	bool			done;
 };
-
-struct psem_async;
 
 /**
  * typedef psem_async_fn - completes an asynchronous acquire
@@ -144,6 +155,9 @@ struct psem_async {
 	.limit		= __PSEM_COUNT_INIT(cap),			\
 	.wq		= __WAIT_QUEUE_HEAD_INITIALIZER((name).wq),	\
 	.debt		= 0,						\
+	.calls		= NULL,						\
+	.calling	= NULL,						\
+	.leaving	= 0,						\
 	.capped		= is_capped,					\
 }
 
@@ -216,7 +230,7 @@ do {									\
 })
 
 bool __must_check psem_try_acquire(struct psem *sem, long n);
-int psem_acquire(struct psem *sem, long n);
+int __must_check psem_acquire(struct psem *sem, long n);
 int __must_check psem_acquire_interruptible(struct psem *sem, long n);
 int __must_check psem_acquire_killable(struct psem *sem, long n);
 int __must_check psem_acquire_timeout(struct psem *sem, long n, long timeout);
@@ -257,6 +271,9 @@ struct psem_async_work {
 
 int psem_acquire_async_work(struct psem *sem, long n,
 			    struct psem_async_work *aww, work_func_t fn);
+bool psem_cancel_async_work_sync(struct psem *sem, struct psem_async_work *aww);
+/* For consumers that build against psem versions without it. */
+#define PSEM_HAVE_CANCEL_ASYNC_WORK_SYNC 1
 
 /* A debugfs view of one psem and its waiters (kmod/psem_view.c). */
 int psem_debugfs_register(struct psem *sem, const char *name);

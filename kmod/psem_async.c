@@ -6,21 +6,25 @@
  * A struct psem_async sits in the same FIFO queue as sleeping waiters,
  * with the same partial assignment, so neither kind overtakes the other.
  * Its grant is completed by whatever moves it off the queue (a release, a
- * close, a resize), which calls the callback after dropping the queue lock
- * (psem_wake_served()), in its own context: possibly hard IRQ.
+ * close, a resize). That path calls the callback after dropping the queue
+ * lock, in its own context (possibly hard IRQ), unless another path is
+ * already calling back on the same psem: then the callback joins that
+ * path's list and runs there, after the ones before it (psem_call_back()).
+ * So callbacks that release into their psem run one after another, never
+ * nested, however long the chain.
  *
  * Cancel and grant race for the queue lock; whichever takes the waiter off
  * the queue first decides the outcome, so exactly one of "cancelled" and
- * "called back" happens. psem_cancel_async_sync() also waits for a
- * callback in flight, through the RCU read-side section that brackets
- * each asynchronous completion (psem_dequeue() to psem_wake_served()).
+ * "called back" happens. psem_cancel_async_sync() also waits, on
+ * &psem.calling and the waiter's state, until no callback for the waiter
+ * is due or running.
  */
 
 #include <linux/export.h>
-#include <linux/rcupdate.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
-#include "psem_internal.h"
+#include "psem_queue.h"
 
 /**
  * psem_acquire_async - take permits, or be called back once they are assigned
@@ -36,11 +40,13 @@
  * assigned, or -ESHUTDOWN / -E2BIG when psem_close() or psem_resize() ended
  * the wait (the partial grant goes back first). @aw belongs to psem from a
  * return of -EINPROGRESS until @fn is called or psem_cancel_async()
- * returns true.
+ * returns true. @aw must not be queued already; the callback of @aw may
+ * queue it again.
  *
  * Return: 0 if the permits were taken; -EINPROGRESS if @aw was queued;
  * -EINVAL (with a warning) if @n is out of range; -ESHUTDOWN if @sem is
- * closed; -E2BIG if @n exceeds its capacity. Only -EINPROGRESS queues.
+ * closed (whatever @n); -E2BIG if @n exceeds its capacity. Only
+ * -EINPROGRESS queues.
  */
 int psem_acquire_async(struct psem *sem, long n, struct psem_async *aw,
 		       psem_async_fn fn)
@@ -52,6 +58,8 @@ int psem_acquire_async(struct psem *sem, long n, struct psem_async *aw,
 	if (unlikely((unsigned long)n > PSEM_MAX_PERMITS) &&
 	    psem_refuse("%s: count %ld out of range\n", __func__, n))
 		return -EINVAL;
+	/* Not queued, whatever follows: a cancel now is a no-op. */
+	atomic_set(&aw->w.state, PSEM_W_IDLE);
 	if (psem_take(sem, n))
 		return 0;
 
@@ -81,10 +89,13 @@ PSEM_EXPORT(psem_acquire_async);
  * another asynchronous waiter's callback.
  *
  * Return: true if @aw was still queued: it is unlinked, the permits it was
- * partly assigned go back (FIFO), @fn will never run, and @aw is the
- * caller's again. False if its wait was already completed: @fn has run or
- * is running (on another CPU), and owns @aw. Exactly one of the two, on
- * every interleaving with a release, close or resize.
+ * partly assigned go back (FIFO), @fn will never run for this wait, and
+ * @aw is the caller's again. False otherwise, changing nothing: the wait
+ * was completed, and @fn has run, is running, or is queued to run (on the
+ * path calling back on @sem) and owns @aw; or @aw is not queued at all
+ * (psem_acquire_async() granted it at once, or it was cancelled already).
+ * Exactly one of "true" and "called back" per queued wait, on every
+ * interleaving with a release, close or resize.
  */
 bool psem_cancel_async(struct psem *sem, struct psem_async *aw)
 {
@@ -92,27 +103,55 @@ bool psem_cancel_async(struct psem *sem, struct psem_async *aw)
 }
 PSEM_EXPORT(psem_cancel_async);
 
+/*
+ * Under the queue lock: whether a callback for @aw is due (it was served
+ * and waits on a calling-back path's list) or running now.
+ */
+static bool psem_async_busy(struct psem *sem, struct psem_async *aw)
+{
+	bool busy;
+
+	spin_lock_irq(&sem->wq.lock);
+	/* ACQUIRE: pairs with the RELEASE in psem_call_back(). */
+	busy = atomic_read(&aw->w.state) == PSEM_W_SERVED ||
+	       smp_load_acquire(&sem->calling) == aw;
+	spin_unlock_irq(&sem->wq.lock);
+	return busy;
+}
+
 /**
  * psem_cancel_async_sync - withdraw an asynchronous acquire, or wait for its callback
  * @sem: the semaphore @aw was queued on
- * @aw:  a waiter for which psem_acquire_async() returned -EINPROGRESS
+ * @aw:  a waiter given to psem_acquire_async()
  *
  * As psem_cancel_async(), but when the wait was already completed, waits
- * until the callback has returned (an RCU grace period). The
- * del_timer_sync() of psem: after it, neither @aw nor @fn is in use by
- * psem, so a module may free @aw and unload. The caller must not hold
- * anything the callback needs. Process context; sleeps.
+ * until its callback has returned; and when a callback still running
+ * queued @aw again, withdraws that wait too and waits for that callback.
+ * The timer_delete_sync() of psem: after it, neither @aw nor @fn is in use
+ * by psem, so a module may free @aw and unload. A callback that always
+ * queues @aw again must be told to stop by its owner first. The caller
+ * must not hold anything the callback needs, and must not be a callback.
+ * Process context; sleeps.
  *
- * Return: as psem_cancel_async().
+ * Return: true if the last wait of @aw was withdrawn (its callback will
+ * not run for it); false if it completed and its callback has returned,
+ * or @aw was not queued.
  */
 bool psem_cancel_async_sync(struct psem *sem, struct psem_async *aw)
 {
+	bool cancelled;
+
 	might_sleep();
-	if (psem_cancel_async(sem, aw))
-		return true;
-	/* The completion took @aw off the queue inside rcu_read_lock(). */
-	synchronize_rcu();
-	return false;
+	do {
+		cancelled = psem_cancel_async(sem, aw);
+		/* psem_call_back() wakes &sem->leaving after each callback. */
+		wait_var_event(&sem->leaving, !psem_async_busy(sem, aw));
+		/*
+		 * Relaxed: a callback that has returned (the ACQUIRE above)
+		 * queued @aw again, or a release has just served it.
+		 */
+	} while (atomic_read(&aw->w.state) != PSEM_W_IDLE);
+	return cancelled;
 }
 PSEM_EXPORT(psem_cancel_async_sync);
 
@@ -133,9 +172,9 @@ static void psem_async_queue_work(struct psem_async *aw, int result)
  *
  * As psem_acquire_async(), but a queued wait completes by queueing
  * @aww->work on system_wq, so that @fn runs in process context and may
- * sleep. To withdraw it: psem_cancel_async(sem, &aww->aw), then, if that
- * returned false, cancel_work_sync() or flush_work() on @aww->work (its
- * @result then says whether the caller holds the permits).
+ * sleep. To withdraw it, call psem_cancel_async_work_sync(): a
+ * psem_cancel_async() that returns false does not mean that the work has
+ * been queued yet (the callback that queues it may still be due).
  *
  * Return: as psem_acquire_async(); on 0 the permits are held at once and
  * @fn is not queued.
@@ -147,3 +186,28 @@ int psem_acquire_async_work(struct psem *sem, long n,
 	return psem_acquire_async(sem, n, &aww->aw, psem_async_queue_work);
 }
 PSEM_EXPORT(psem_acquire_async_work);
+
+/**
+ * psem_cancel_async_work_sync - withdraw an acquire of psem_acquire_async_work(), or wait for its work
+ * @sem: the semaphore @aww was queued on
+ * @aww: a waiter given to psem_acquire_async_work()
+ *
+ * Withdraws the wait if it is still queued; otherwise waits until the
+ * callback that queues @aww->work has returned, then until the work has
+ * run (flush_work()). After it neither psem nor the work uses @aww: the
+ * caller may free it. Process context; sleeps; not from the work itself.
+ *
+ * Return: true if the wait was withdrawn (holding nothing; the work will
+ * not run for it); false if it completed and its work has run (it found
+ * the outcome in @aww->result), or if psem_acquire_async_work() granted
+ * it at once (returned 0: the work never runs, the caller holds the
+ * permits).
+ */
+bool psem_cancel_async_work_sync(struct psem *sem, struct psem_async_work *aww)
+{
+	if (psem_cancel_async_sync(sem, &aww->aw))
+		return true;
+	flush_work(&aww->work);
+	return false;
+}
+PSEM_EXPORT(psem_cancel_async_work_sync);

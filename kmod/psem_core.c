@@ -41,56 +41,16 @@
  */
 
 #include <linux/export.h>
-#include <linux/hash.h>
-#include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
-#include <linux/overflow.h>
-#include <linux/ratelimit.h>
 #include <linux/sched.h>
 #include <linux/sched/debug.h>
-#include <linux/sched/signal.h>
-#include <linux/sched/task.h>
 #include <linux/spinlock.h>
 
-#include "psem.h"
-#include "psem_internal.h"
+#include "psem_queue.h"
 
 #define CREATE_TRACE_POINTS
 #include "psem_trace.h"
-
-/*
- * Warns about a refused call once per caller, identified by the return
- * address of the psem entry point the consumer called: a bad count in one
- * module does not silence the next. The first PSEM_WARN_SITES callers are
- * remembered; past them, warnings are rate-limited instead.
- */
-#define PSEM_WARN_SITES 256
-static unsigned long psem_warned[PSEM_WARN_SITES];
-atomic64_t psem_warn_sites = ATOMIC64_INIT(0);
-
-bool psem_first_refusal(unsigned long ip)
-{
-	static DEFINE_RATELIMIT_STATE(rs, DEFAULT_RATELIMIT_INTERVAL,
-				      DEFAULT_RATELIMIT_BURST);
-	unsigned int i, h = hash_long(ip, ilog2(PSEM_WARN_SITES));
-
-	for (i = 0; i < PSEM_WARN_SITES; i++) {
-		unsigned long *slot = &psem_warned[(h + i) % PSEM_WARN_SITES];
-		unsigned long old = 0;
-
-		/* Relaxed: a set of addresses that orders nothing. */
-		if (READ_ONCE(*slot) == ip)
-			return false;
-		if (try_cmpxchg_relaxed(slot, &old, ip)) {
-			atomic64_inc(&psem_warn_sites);	/* a counter */
-			return true;
-		}
-		if (old == ip)
-			return false;
-	}
-	return __ratelimit(&rs);
-}
 
 /*
  * Refuses a count outside 0..PSEM_MAX_PERMITS. Out of line and cold, so
@@ -124,6 +84,9 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 	sem->limit = PSEM_MAX_PERMITS * PSEM_ONE;
 	__init_waitqueue_head(&sem->wq, name, key);
 	sem->debt = 0;
+	sem->calls = NULL;
+	sem->calling = NULL;
+	sem->leaving = 0;
 	sem->capped = false;
 }
 PSEM_EXPORT(__psem_init);
@@ -153,8 +116,9 @@ PSEM_EXPORT(__psem_init_capacity);
  * so it may be called from any context, hard IRQ included, on every kernel.
  * It never overtakes a waiter: while one is linked the balance is zero.
  *
- * Return: true if the permits were taken (always for @n == 0), false if too
- * few were available or @n is out of range (which also warns).
+ * Return: true if the permits were taken (for @n == 0: unless @sem is
+ * closed, which refuses every take), false if too few were available, if
+ * @sem is closed, or if @n is out of range (which also warns).
  */
 bool psem_try_acquire(struct psem *sem, long n)
 {
@@ -163,64 +127,6 @@ bool psem_try_acquire(struct psem *sem, long n)
 	return psem_take(sem, n);
 }
 PSEM_EXPORT(psem_try_acquire);
-
-/*
- * Adds @n to a balance that nobody waits on (PSEM_WAITERS clear in @cur).
- * Under the queue lock no waiter can link meanwhile, but lock-free releases
- * and tries can still change the word.
- */
-int psem_add_balance(struct psem *sem, long cur, long n, unsigned long ip)
-{
-	long cap = psem_capacity(sem), new;
-	bool tripped = false;
-
-	for (;;) {
-		if (n > cap - psem_word_balance(cur)) {
-			if (tripped)	/* relaxed: a hint, see below */
-				atomic_long_andnot(PSEM_CONTENDED, &sem->count);
-			psem_refuse_ip(ip, "release of %ld overflows balance %ld (capacity %ld)\n",
-				       n, psem_word_balance(cur), cap);
-			return -EOVERFLOW;
-		}
-		/*
-		 * RELEASE: pairs with the ACQUIRE in psem_take() of a later
-		 * acquirer, ordering this caller's critical section before
-		 * it. The same exchange clears the flag that only this
-		 * critical section can have set.
-		 */
-		new = (cur + n * PSEM_ONE) & ~PSEM_CONTENDED;
-		if (atomic_long_try_cmpxchg_release(&sem->count, &cur, new))
-			return 0;
-		/*
-		 * Lost a race to a lock-free release (or a try). Send other
-		 * releases to the lock until this addition lands. The flag
-		 * is a hint, not a synchronisation: a relaxed RMW, which
-		 * also refreshes @cur.
-		 */
-		if (!tripped && static_branch_likely(&psem_contention_flag_key)) {
-			cur = atomic_long_fetch_or_relaxed(PSEM_CONTENDED,
-							   &sem->count);
-			cur |= PSEM_CONTENDED;
-			tripped = true;
-			psem_stat(PSEM_STAT_FLAG_TRIP);
-		}
-	}
-}
-
-int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
-{
-	LIST_HEAD(wake);
-	unsigned long flags;
-	int ret;
-
-	psem_stat(PSEM_STAT_LOCKED_RELEASE);
-	trace_psem_release(sem, n, false);
-	spin_lock_irqsave(&sem->wq.lock, flags);
-	ret = psem_add_locked(sem, n, &wake, ip);
-	spin_unlock_irqrestore(&sem->wq.lock, flags);
-	psem_wake_served(&wake);
-	return ret;
-}
 
 /**
  * psem_release - return permits
@@ -235,8 +141,12 @@ int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
  * balance. Never sleeps. Context: see Documentation/api.rst; on a kernel
  * without PREEMPT_RT any context, hard IRQ included.
  *
+ * Releases keep working on a closed psem, so that permits come home.
+ *
  * Return: 0; -EINVAL if @n is out of range, or -EOVERFLOW if the balance
- * would exceed PSEM_MAX_PERMITS. Both warn and change nothing.
+ * would exceed the capacity (PSEM_MAX_PERMITS for a psem without one), or
+ * if, with waiters queued, @n less the debt exceeds the capacity. Both
+ * warn and change nothing, closed state included.
  */
 int psem_release(struct psem *sem, long n)
 {
@@ -256,7 +166,8 @@ PSEM_EXPORT(psem_release);
  * For callers that know the balance is zero because they hold all of it,
  * as a mutex or a rwlock writer does: while nobody waits this is one
  * compare-exchange from an empty word, with no probe of the balance. It is
- * correct, only slower, if the caller is wrong about the balance.
+ * correct, only slower, if the caller is wrong about the balance, and it
+ * refuses to raise the balance above the capacity as psem_release() does.
  *
  * Return: as psem_release().
  */
@@ -264,40 +175,19 @@ int psem_release_all_held(struct psem *sem, long n)
 {
 	if (psem_count_odd(n))
 		return psem_bad_count(__func__, n, _RET_IP_);
-	if (psem_release_all_fast(sem, n))
+	/*
+	 * More than the capacity cannot all be held: the locked path
+	 * refuses it. A plain read, unordered against the exchange: a
+	 * shrinking psem_resize() that this read missed left the word
+	 * non-zero (a debt, PSEM_WAITERS) until a locked release pays it,
+	 * so the exchange from zero below cannot land on its account.
+	 */
+	if (likely((unsigned long)n * PSEM_ONE <= READ_ONCE(sem->limit)) &&
+	    psem_release_all_fast(sem, n))
 		return 0;
 	return __psem_release_locked(sem, n, _RET_IP_);
 }
 PSEM_EXPORT(psem_release_all_held);
-
-/*
- * Under the queue lock: takes up to @n permits, and if that is fewer than
- * @n, sets PSEM_WAITERS in the same exchange that drains the balance to
- * zero, so that the caller may link a waiter or record a debt (I1, I2).
- * Returns how many were taken.
- */
-long psem_take_or_mark(struct psem *sem, long n)
-{
-	/* Relaxed: the exchange below rechecks it. */
-	long cur = atomic_long_read(&sem->count);
-	long take, new;
-
-	lockdep_assert_held(&sem->wq.lock);
-	do {
-		if (cur & PSEM_WAITERS)
-			return 0;	/* I2: nothing to take, bit set */
-		take = min(psem_word_balance(cur), n);
-		/* PSEM_CONTENDED is clear under the lock: see the top. */
-		new = take == n ? cur - n * PSEM_ONE :
-				  (cur & PSEM_CLOSED) | PSEM_WAITERS;
-		/*
-		 * ACQUIRE: as in psem_take(). A lock-free release racing
-		 * this changes the word and makes the exchange fail; the
-		 * retry then takes what it added.
-		 */
-	} while (!atomic_long_try_cmpxchg_acquire(&sem->count, &cur, new));
-	return take;
-}
 
 /* Why a take of @n that found too few permits failed, without waiting. */
 static int psem_try_failed(struct psem *sem, long n)
@@ -338,7 +228,11 @@ static __always_inline int psem_acquire_common(struct psem *sem, long n,
  * links itself for the remainder, and is woken once releases assigned it.
  * Process context only.
  *
- * Return: 0, or -EINVAL (with a warning) if @n is out of range.
+ * Return: 0; -ESHUTDOWN if @sem is closed, or psem_close() ended the
+ * wait (holding nothing); -E2BIG if @n exceeds the capacity (at once), or
+ * psem_resize() lowered the capacity below @n meanwhile (holding
+ * nothing); -EINVAL (with a warning) if @n is out of range. On a closed
+ * psem an oversized request gets -ESHUTDOWN.
  */
 int __sched psem_acquire(struct psem *sem, long n)
 {
@@ -357,7 +251,8 @@ PSEM_EXPORT(psem_acquire);
  * waiter fully served by the time it sees the signal succeeds.
  * Process context only.
  *
- * Return: 0, -EINTR if interrupted (holding nothing), or -EINVAL.
+ * Return: 0, -EINTR if interrupted (holding nothing), or as
+ * psem_acquire(): -ESHUTDOWN, -E2BIG, -EINVAL.
  */
 int __sched psem_acquire_interruptible(struct psem *sem, long n)
 {
@@ -374,7 +269,8 @@ PSEM_EXPORT(psem_acquire_interruptible);
  * As psem_acquire_interruptible(), but only a fatal signal ends the wait.
  * Process context only.
  *
- * Return: 0, -EINTR if killed (holding nothing), or -EINVAL.
+ * Return: 0, -EINTR if killed (holding nothing), or as psem_acquire():
+ * -ESHUTDOWN, -E2BIG, -EINVAL.
  */
 int __sched psem_acquire_killable(struct psem *sem, long n)
 {
@@ -393,7 +289,9 @@ PSEM_EXPORT(psem_acquire_killable);
  * assigned so far then go back to the next waiters or the balance.
  * Process context only.
  *
- * Return: 0, -ETIME if the time ran out (holding nothing), or -EINVAL.
+ * Return: 0, -ETIME if the time ran out, or at once for a @timeout of 0
+ * or less when too few are available (holding nothing), or as
+ * psem_acquire(): -ESHUTDOWN, -E2BIG, -EINVAL.
  */
 int __sched psem_acquire_timeout(struct psem *sem, long n, long timeout)
 {
@@ -425,8 +323,9 @@ PSEM_EXPORT(psem_available);
  * Lock-free and never sleeps; any context, on every kernel. Like
  * psem_try_acquire() it never takes permits from a waiter.
  *
- * Return: the number of permits taken (the caller now holds them), or 0
- * if @up_to is out of range (with a warning).
+ * Return: the number of permits taken (the caller now holds them); 0 if
+ * none are available, if @sem is closed, or if @up_to is out of range
+ * (with a warning).
  */
 long psem_drain(struct psem *sem, long up_to)
 {
@@ -460,8 +359,9 @@ PSEM_EXPORT(psem_drain);
  * PSEM_WAITERS, so releases take the locked path until it is paid.
  * Context: as psem_release().
  *
- * Return: 0, -EINVAL if @n is out of range, or -EOVERFLOW if the debt
- * would exceed PSEM_MAX_PERMITS. Both warn and change nothing.
+ * Return: 0; -EINVAL if @n is out of range or @sem has a capacity (use
+ * psem_resize()); -EOVERFLOW if the debt would exceed PSEM_MAX_PERMITS.
+ * All warn and change nothing.
  */
 int psem_reduce(struct psem *sem, long n)
 {

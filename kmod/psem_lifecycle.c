@@ -6,7 +6,7 @@
  * close, quiesce, free.
  *
  * Each call works under the queue lock on the same word and queue as the
- * releases (psem_core.c, psem_queue.c), keeping I1 and I2. A quiesce is a
+ * releases (psem_word.c, psem_queue.c), keeping I1 and I2. A quiesce is a
  * FIFO waiter that asks for the whole capacity: it is served exactly when
  * every permit is back and no debt is owed, and it keeps PSEM_WAITERS set
  * meanwhile, so that it sees every release.
@@ -16,23 +16,7 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 
-#include "psem_internal.h"
-
-/**
- * psem_capacity - the capacity of a psem
- * @sem: the semaphore
- *
- * A snapshot, like psem_available().
- *
- * Return: the capacity, or PSEM_MAX_PERMITS for a psem created without
- * one (psem_init(), DEFINE_PSEM()).
- */
-long psem_capacity(const struct psem *sem)
-{
-	/* A snapshot; psem_resize() writes it under the queue lock. */
-	return READ_ONCE(sem->limit) >> PSEM_SHIFT;
-}
-PSEM_EXPORT(psem_capacity);
+#include "psem_queue.h"
 
 /*
  * Points every linked quiesce at @capacity, the permits it now waits for,
@@ -40,7 +24,7 @@ PSEM_EXPORT(psem_capacity);
  * what they held beyond their new needs, for the caller to give back.
  */
 static long psem_retarget(struct psem *sem, long capacity,
-			  struct list_head *wake)
+			  struct psem_wake *wake)
 {
 	struct psem_waiter *w, *next;
 	long back = 0;
@@ -77,7 +61,7 @@ static long psem_retarget(struct psem *sem, long capacity,
 int psem_resize(struct psem *sem, long capacity)
 {
 	unsigned long flags;
-	LIST_HEAD(wake);
+	PSEM_WAKE(wake);
 	long old, back;
 
 	if (!sem->capped && psem_refuse("resize of a psem without a capacity\n"))
@@ -109,7 +93,7 @@ int psem_resize(struct psem *sem, long capacity)
 	/* Grows, gives back, and clears the bit if nobody is left. */
 	psem_add_locked(sem, back, &wake, _RET_IP_);
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
-	psem_wake_served(&wake);
+	psem_wake_served(sem, &wake);
 	return 0;
 }
 PSEM_EXPORT(psem_resize);
@@ -119,7 +103,8 @@ PSEM_EXPORT(psem_resize);
  * @sem: the semaphore
  *
  * Every waiting acquirer returns -ESHUTDOWN and gives back its partial
- * grant. Until psem_reopen(), every acquire returns -ESHUTDOWN and every
+ * grant; an asynchronous waiter's callback gets -ESHUTDOWN, from this call
+ * or, if another path is calling back on @sem already, from that one. Until psem_reopen(), every acquire returns -ESHUTDOWN and every
  * try fails, even with permits available. Releases keep working, so that
  * permits come home; a quiesce is not failed. Never sleeps; callable
  * wherever psem_release() is.
@@ -130,7 +115,7 @@ int psem_close(struct psem *sem)
 {
 	struct psem_waiter *w, *next;
 	unsigned long flags;
-	LIST_HEAD(wake);
+	PSEM_WAKE(wake);
 	long back = 0;
 	int ret = 0;
 
@@ -150,7 +135,7 @@ int psem_close(struct psem *sem)
 	psem_add_locked(sem, back, &wake, _RET_IP_);
 unlock:
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
-	psem_wake_served(&wake);
+	psem_wake_served(sem, &wake);
 	return ret;
 }
 PSEM_EXPORT(psem_close);
@@ -211,12 +196,12 @@ static int psem_quiesce_common(struct psem *sem, unsigned int state,
 		goto give_back;
 	}
 	if (timeout <= 0) {
-		LIST_HEAD(wake);
+		PSEM_WAKE(wake);
 
 		/* Gives back what it took; clears the bit it may have set. */
 		psem_add_locked(sem, cap - w.needed, &wake, ip);
 		spin_unlock_irq(&sem->wq.lock);
-		psem_wake_served(&wake);
+		psem_wake_served(sem, &wake);
 		return -ETIME;
 	}
 	ret = psem_wait_queued(sem, &w, cap, PSEM_WAIT_QUIESCE, state,
@@ -227,6 +212,8 @@ give_back:
 	/* w.n: the capacity when it was served, after any resize. */
 	if (w.n)
 		__psem_release_locked(sem, w.n, ip);
+	/* Last: nothing queued before it may touch @sem once it returns. */
+	psem_settle(sem);
 	return 0;
 }
 
@@ -238,10 +225,19 @@ give_back:
  *
  * Sleeps, uninterruptibly, until the balance equals the capacity and no
  * debt is owed. It takes its place in the FIFO queue as a waiter for the
- * whole capacity, so acquirers that come after it wait until it returns;
- * psem_close() first is the device-removal pattern, and does not fail it.
- * A psem_resize() meanwhile makes it wait for the new capacity; a
- * psem_reopen() changes nothing for it. Process context.
+ * whole capacity, so acquirers that queue after it are served after it:
+ * when it is served it holds every permit, and gives them all back before
+ * it returns, so such an acquirer may return before the quiesce's caller
+ * runs again. psem_close() first is the device-removal pattern, and does
+ * not fail it. A psem_resize() meanwhile makes it wait for the new
+ * capacity; a psem_reopen() changes nothing for it. Process context.
+ *
+ * Once it has returned 0 after psem_close(), psem no longer touches @sem
+ * on behalf of any wait that was queued on it: no waiter that was failed,
+ * interrupted or timed out is still inside a psem call, and no
+ * asynchronous callback is due or running. With the owner's own calls
+ * stopped (calls that have not yet queued are the owner's to exclude, as
+ * for any object), @sem may be freed: close, quiesce, free.
  *
  * Return: 0, -ETIME if the time ran out, or -EINVAL (with a warning) if
  * @sem has no capacity.

@@ -22,9 +22,10 @@
 
 #include <linux/export.h>
 #include <linux/kernel.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
 
-#include "psem_internal.h"
+#include "psem_queue.h"
 #include "psem_mutex.h"
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC

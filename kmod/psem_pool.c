@@ -36,7 +36,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 
-#include "psem_internal.h"
+#include "psem_queue.h"
 #include "psem_pool.h"
 
 /**
@@ -129,7 +129,12 @@ static void *psem_pool_claim(struct psem_pool *pool)
  */
 void *psem_pool_get(struct psem_pool *pool)
 {
-	psem_acquire(&pool->sem, 1);
+	/*
+	 * One permit of a psem that nothing closes and nothing shrinks: the
+	 * acquire cannot fail. Were it ever to, no object is claimed.
+	 */
+	if (WARN_ON_ONCE(psem_acquire(&pool->sem, 1)))
+		return NULL;
 	return psem_pool_claim(pool);
 }
 PSEM_EXPORT(psem_pool_get);

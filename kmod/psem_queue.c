@@ -1,76 +1,103 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * psem's waiter queue: linking a waiter, handing permits to the waiters in
- * FIFO order, waking those served once the queue lock is dropped, and
- * ending a wait early (a signal, a timeout, psem_close(), psem_resize())
- * without losing what the waiter was partly assigned.
+ * FIFO order, waking those served once the queue lock is dropped, calling
+ * back asynchronous waiters one after another, and ending a wait early (a
+ * signal, a timeout, psem_close(), psem_resize()) without losing what the
+ * waiter was partly assigned.
  *
  * Everything here that touches the queue runs under the queue lock, and
  * the waiters bit (PSEM_WAITERS) is set for as long as the queue is not
- * empty or a debt is owed: I1 and I2 in psem_core.c and in
+ * empty or a debt is owed: I1 and I2 in psem_word.h and in
  * Documentation/design.rst.
+ *
+ * After psem_close() and a psem_quiesce() that returned 0, nothing here
+ * touches the psem again on behalf of a wait that was queued on it: a task
+ * served while on its way to cancel is counted in &psem.leaving until it
+ * has taken the lock, and a path calling back asynchronous waiters holds
+ * &psem.calls until it is done; psem_settle() waits for both.
  */
 
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
-#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/debug.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/spinlock.h>
+#include <linux/wait_bit.h>
 
-#include "psem_internal.h"
+#include "psem_queue.h"
 
 /*
- * rcu_read_lock() and rcu_read_unlock() for an asynchronous completion,
- * less sparse's context annotation: the section opens in psem_dequeue(),
- * under the queue lock, and closes in psem_wake_served(), after the
- * callback, and only for an asynchronous waiter, which sparse cannot
- * follow. Lockdep still tracks it (rcu_lock_map). Paths without an
- * asynchronous waiter pay nothing.
+ * Tells psem_settle() and psem_cancel_async_sync(), which wait on
+ * &sem->leaving with wait_var_event(), that what they wait for may have
+ * changed. wake_up_var() only hashes the address, so this is safe after
+ * the psem may be gone. Full barrier: orders the change (made under the
+ * lock, or the store before it) before wake_up_var()'s lock-free
+ * waitqueue_active(); pairs with the barrier in wait_var_event()'s
+ * prepare_to_wait_event() between queueing and rechecking.
  */
-static void psem_async_rcu_enter(void)
+static void psem_settle_wake(struct psem *sem)
 {
-	__rcu_read_lock();
-	rcu_lock_acquire(&rcu_lock_map);
-}
-
-static void psem_async_rcu_exit(void)
-{
-	rcu_lock_release(&rcu_lock_map);
-	__rcu_read_unlock();
+	smp_mb();
+	wake_up_var(&sem->leaving);
 }
 
 /*
- * Wakes the waiters that a locked path served and moved to @wake, once the
- * queue lock is dropped, so that the woken tasks do not spin on it and any
- * number can be woken without holding it. wake_q_add() is not exported to
- * modules, so the list runs through the waiters themselves, and a task
- * reference keeps each task alive past the store that lets it return.
- * An asynchronous waiter's callback is called instead, and the RCU
- * read-side section psem_dequeue() opened for it closed after it returns.
+ * Calls back the asynchronous waiters on @calls, oldest first, one at a
+ * time with the queue lock dropped; a completion made meanwhile, by a
+ * callback or by another CPU, joins @calls (psem_dequeue()) instead of
+ * calling back from inside this one: iteration, never recursion, however
+ * long a chain of callbacks that release into the psem.
  */
-void psem_wake_served(struct list_head *wake)
+static void psem_call_back(struct psem *sem, struct list_head *calls)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sem->wq.lock, flags);
+	while (!list_empty(calls)) {
+		struct psem_async *aw = list_first_entry(calls, struct psem_async,
+							 w.wq_entry.entry);
+		psem_async_fn fn = aw->fn;
+		int result = aw->w.result;
+
+		list_del_init(&aw->w.wq_entry.entry);
+		/* The callback's from the call on: it may reuse or free @aw. */
+		atomic_set(&aw->w.state, PSEM_W_IDLE);
+		WRITE_ONCE(sem->calling, aw);
+		spin_unlock_irqrestore(&sem->wq.lock, flags);
+
+		fn(aw, result);
+		/*
+		 * RELEASE: orders the callback's accesses before a
+		 * psem_cancel_async_sync() that reads @calling under the lock
+		 * and finds it changed; pairs with its smp_load_acquire().
+		 */
+		smp_store_release(&sem->calling, NULL);
+		psem_settle_wake(sem);
+		spin_lock_irqsave(&sem->wq.lock, flags);
+	}
+	sem->calls = NULL;
+	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	psem_settle_wake(sem);
+}
+
+/*
+ * Wakes the task waiters that a locked path served and moved to @wake,
+ * once the queue lock is dropped, so that the woken tasks do not spin on
+ * it and any number can be woken without holding it. wake_q_add() is not
+ * exported to modules, so the list runs through the waiters themselves,
+ * and a task reference keeps each task alive past the store that lets it
+ * return. Then, if this path took over the callbacks, calls them back.
+ */
+void psem_wake_served(struct psem *sem, struct psem_wake *wake)
 {
 	struct psem_waiter *w, *next;
 
 	/* The _safe iterator reads @next before @w may go away. */
-	list_for_each_entry_safe(w, next, wake, wq_entry.entry) {
+	list_for_each_entry_safe(w, next, &wake->tasks, wq_entry.entry) {
 		struct task_struct *t = w->wq_entry.private;
-
-		if (w->kind == PSEM_WAIT_ASYNC) {
-			struct psem_async *aw = container_of(w, struct psem_async, w);
-
-			/*
-			 * The callback owns @aw from the call on. Our writes
-			 * to @aw happened under the queue lock, before this,
-			 * in program order: nothing to publish.
-			 */
-			aw->fn(aw, w->result);
-			psem_async_rcu_exit();
-			continue;
-		}
 
 		get_task_struct(t);
 		/*
@@ -84,23 +111,40 @@ void psem_wake_served(struct list_head *wake)
 		wake_up_process(t);
 		put_task_struct(t);
 	}
+	/*
+	 * Not empty only if psem_dequeue() made this path the one that
+	 * calls back; only this path takes entries off it, so its first
+	 * entry, which list_empty() reads, is stable here.
+	 */
+	if (!list_empty(&wake->calls))
+		psem_call_back(sem, &wake->calls);
 }
 
 /*
- * Takes @w off the queue, onto @wake, to end its wait with @result. For an
- * asynchronous waiter it opens an RCU read-side section that ends after
- * its callback returns: psem_cancel_async_sync(), finding the waiter gone
- * from the queue (under the lock, so after this), waits for the callback
- * with synchronize_rcu().
+ * Takes @w off the queue, to end its wait with @result: a task onto
+ * @wake->tasks; an asynchronous waiter onto the list of the path that is
+ * calling back on this psem, which becomes @wake's if there is none.
  */
-static void psem_dequeue(struct psem_waiter *w, int result,
-			 struct list_head *wake)
+static void psem_dequeue(struct psem *sem, struct psem_waiter *w, int result,
+			 struct psem_wake *wake)
 {
-	if (w->kind == PSEM_WAIT_ASYNC)
-		psem_async_rcu_enter();
 	w->result = result;
-	w->served = true;
-	list_move_tail(&w->wq_entry.entry, wake);
+	if (w->kind == PSEM_WAIT_ASYNC) {
+		atomic_set(&w->state, PSEM_W_SERVED);
+		if (!sem->calls)
+			sem->calls = &wake->calls;
+		list_move_tail(&w->wq_entry.entry, sem->calls);
+		return;
+	}
+	/*
+	 * Relaxed: atomicity alone decides, against the task's own
+	 * LINKED -> LEAVING in psem_leave(), which of the two came first;
+	 * the grant itself travels by ->done. A task already leaving takes
+	 * the lock once more: count it, so that psem_settle() waits for it.
+	 */
+	if (atomic_xchg_relaxed(&w->state, PSEM_W_SERVED) == PSEM_W_LEAVING)
+		sem->leaving++;
+	list_move_tail(&w->wq_entry.entry, &wake->tasks);
 }
 
 /* Pays @n towards the debt; returns what is left. */
@@ -118,7 +162,7 @@ static long psem_pay_debt(struct psem *sem, long n)
  * returns what is left. A head that needs nothing more (a quiesce whose
  * target a resize lowered) is served even when @n is zero.
  */
-static long psem_hand_off(struct psem *sem, long n, struct list_head *wake)
+static long psem_hand_off(struct psem *sem, long n, struct psem_wake *wake)
 {
 	struct psem_waiter *w, *next;
 
@@ -129,7 +173,7 @@ static long psem_hand_off(struct psem *sem, long n, struct list_head *wake)
 		}
 		n -= w->needed;
 		w->needed = 0;
-		psem_dequeue(w, 0, wake);
+		psem_dequeue(sem, w, 0, wake);
 		psem_stat(PSEM_STAT_HANDOFF);
 	}
 	return n;
@@ -141,7 +185,7 @@ static long psem_hand_off(struct psem *sem, long n, struct list_head *wake)
  * may be zero (a cancel that was assigned nothing), to clear PSEM_WAITERS
  * when the queue has emptied.
  */
-int psem_add_locked(struct psem *sem, long n, struct list_head *wake,
+int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 		    unsigned long ip)
 {
 	/* Relaxed: see below for why each value is stable or rechecked. */
@@ -179,6 +223,21 @@ int psem_add_locked(struct psem *sem, long n, struct list_head *wake,
 	return 0;
 }
 
+int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
+{
+	PSEM_WAKE(wake);
+	unsigned long flags;
+	int ret;
+
+	psem_stat(PSEM_STAT_LOCKED_RELEASE);
+	trace_psem_release(sem, n, false);
+	spin_lock_irqsave(&sem->wq.lock, flags);
+	ret = psem_add_locked(sem, n, &wake, ip);
+	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	psem_wake_served(sem, &wake);
+	return ret;
+}
+
 /*
  * Ends @w's wait with @result (-ESHUTDOWN, -E2BIG) for psem_close() or
  * psem_resize(): moves it to @wake and returns what it was assigned, for
@@ -186,15 +245,107 @@ int psem_add_locked(struct psem *sem, long n, struct list_head *wake,
  * every waiter.
  */
 long psem_fail_waiter(struct psem *sem, struct psem_waiter *w, int result,
-		      struct list_head *wake)
+		      struct psem_wake *wake)
 {
 	long assigned = w->n - w->needed;
 
 	lockdep_assert_held(&sem->wq.lock);
 	w->needed = 0;
-	psem_dequeue(w, result, wake);
+	psem_dequeue(sem, w, result, wake);
 	psem_stat(PSEM_STAT_CANCEL);
 	return assigned;
+}
+
+/*
+ * Takes a linked @w off the queue for good and gives what it was assigned
+ * to the next waiters through the locked path, so nothing is lost.
+ */
+static void psem_unlink(struct psem *sem, struct psem_waiter *w,
+			struct psem_wake *wake, unsigned long ip)
+{
+	lockdep_assert_held(&sem->wq.lock);
+	__remove_wait_queue(&sem->wq, &w->wq_entry);
+	atomic_set(&w->state, PSEM_W_IDLE);
+	psem_stat(PSEM_STAT_CANCEL);
+	/* At most the capacity: the balance was zero meanwhile. */
+	psem_add_locked(sem, w->n - w->needed, wake, ip);
+}
+
+/*
+ * Withdraws @w if it is still queued; returns false if it is not (never
+ * queued, cancelled already, or served). For a waiter whose owner is not
+ * the task in it: an asynchronous one. Any context that may take the
+ * queue lock.
+ */
+bool psem_cancel(struct psem *sem, struct psem_waiter *w)
+{
+	unsigned long flags;
+	PSEM_WAKE(wake);
+	bool linked;
+
+	spin_lock_irqsave(&sem->wq.lock, flags);
+	linked = atomic_read(&w->state) == PSEM_W_LINKED;
+	if (linked)
+		psem_unlink(sem, w, &wake, _RET_IP_);
+	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	psem_wake_served(sem, &wake);
+	return linked;
+}
+
+/*
+ * Ends the wait of the task in @w, which a signal or its timeout cut
+ * short, unless something served it first; returns whether it withdrew.
+ * It says so on its own waiter before it touches @sem: from then on a
+ * server that dequeues it counts it in @sem->leaving (psem_dequeue()),
+ * and psem_settle() waits until this lock and unlock are over, so @sem
+ * outlives them however the psem is closed, quiesced and freed meanwhile.
+ * A task that was served first never touches @sem again.
+ */
+static bool psem_leave(struct psem *sem, struct psem_waiter *w)
+{
+	PSEM_WAKE(wake);
+	bool left;
+
+	/* Relaxed: decides the race only; see psem_dequeue(). */
+	if (atomic_cmpxchg_relaxed(&w->state, PSEM_W_LINKED,
+				   PSEM_W_LEAVING) != PSEM_W_LINKED)
+		return false;
+	spin_lock_irq(&sem->wq.lock);
+	left = atomic_read(&w->state) == PSEM_W_LEAVING;
+	if (left)
+		psem_unlink(sem, w, &wake, _RET_IP_);
+	else
+		sem->leaving--;	/* served on the way: counted there */
+	spin_unlock_irq(&sem->wq.lock);
+	if (left)
+		psem_wake_served(sem, &wake);
+	else
+		psem_settle_wake(sem);
+	return left;
+}
+
+/* Under the queue lock: no task on its way to the lock, no callbacks due. */
+static bool psem_settled(struct psem *sem)
+{
+	bool settled;
+
+	spin_lock_irq(&sem->wq.lock);
+	settled = !sem->leaving && !sem->calls;
+	spin_unlock_irq(&sem->wq.lock);
+	return settled;
+}
+
+/*
+ * Waits until no task served on its way to cancel still has to take the
+ * queue lock, and no path is calling back: after it, and after
+ * psem_close(), nothing touches @sem for a wait that was queued on it.
+ * Finding them gone under the lock also waits out their last unlock.
+ * Process context.
+ */
+void psem_settle(struct psem *sem)
+{
+	might_sleep();
+	wait_var_event(&sem->leaving, psem_settled(sem));
 }
 
 /*
@@ -212,31 +363,6 @@ static void psem_wait_done(struct psem_waiter *w)
 		schedule();
 	}
 	__set_current_state(TASK_RUNNING);
-}
-
-/*
- * Gives up a wait, if it is still a wait: unlinks the waiter and returns
- * what it was assigned to the next waiters through the locked path, so
- * nothing is lost. Returns false if it had already left the queue. Any
- * context that may take the queue lock.
- */
-bool psem_cancel(struct psem *sem, struct psem_waiter *w)
-{
-	unsigned long flags;
-	LIST_HEAD(wake);
-	bool linked;
-
-	spin_lock_irqsave(&sem->wq.lock, flags);
-	linked = !w->served;
-	if (linked) {
-		__remove_wait_queue(&sem->wq, &w->wq_entry);
-		psem_stat(PSEM_STAT_CANCEL);
-		/* At most the capacity: the balance was zero meanwhile. */
-		psem_add_locked(sem, w->n - w->needed, &wake, _RET_IP_);
-	}
-	spin_unlock_irqrestore(&sem->wq.lock, flags);
-	psem_wake_served(&wake);
-	return linked;
 }
 
 /* Sleeps until served, or until a signal or the timeout cancels the wait. */
@@ -263,20 +389,13 @@ static int psem_wait(struct psem *sem, struct psem_waiter *w,
 		timeout = schedule_timeout(timeout);
 	}
 	__set_current_state(TASK_RUNNING);
-	if (psem_cancel(sem, w))
+	if (psem_leave(sem, w))
 		return ret;
 	/* It left the queue before it could cancel: that outcome stands. */
 	psem_wait_done(w);
 	return w->result;
 }
 
-/*
- * Called with the queue lock held (irqs off) and PSEM_WAITERS set by
- * psem_take_or_mark(), which assigned @w the permits it could: links @w
- * for the rest, drops the lock and waits. Returns 0 once all @n permits
- * are assigned, or the error that ended the wait, having given back what
- * it was assigned.
- */
 /*
  * Links @w, which psem_take_or_mark() assigned all but @w->needed of @n,
  * at the tail of the queue. Called with the queue lock held and
@@ -291,13 +410,20 @@ void psem_link(struct psem *sem, struct psem_waiter *w, long n,
 	w->since = jiffies;
 	w->kind = kind;
 	w->result = 0;
-	w->served = false;
+	atomic_set(&w->state, PSEM_W_LINKED);
 	w->done = false;
 	__add_wait_queue_entry_tail(&sem->wq, &w->wq_entry);
 	psem_stat(PSEM_STAT_SLEEP);
 	trace_psem_wait_begin(sem, n, w->needed);
 }
 
+/*
+ * Called with the queue lock held (irqs off) and PSEM_WAITERS set by
+ * psem_take_or_mark(), which assigned @w the permits it could: links @w
+ * for the rest, drops the lock and waits. Returns 0 once all @n permits
+ * are assigned, or the error that ended the wait, having given back what
+ * it was assigned.
+ */
 int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
 		     enum psem_wait_kind kind, unsigned int state, long timeout)
 	__releases(&sem->wq.lock)
@@ -308,6 +434,7 @@ int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
 	spin_unlock_irq(&sem->wq.lock);
 
 	ret = psem_wait(sem, w, state, timeout);
+	/* Records @sem's address only; it is not dereferenced. */
 	trace_psem_wait_end(sem, n, ret);
 	return ret;
 }

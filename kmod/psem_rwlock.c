@@ -24,7 +24,7 @@
 #include <linux/kernel.h>
 #include <linux/sched.h>
 
-#include "psem_internal.h"
+#include "psem_queue.h"
 #include "psem_rwlock.h"
 
 #define RW_MAX PSEM_RWLOCK_MAX_READERS

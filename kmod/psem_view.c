@@ -18,12 +18,13 @@
 #include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "psem_internal.h"
+#include "psem_word.h"
 
 /**
  * struct psem_view - one registered psem
@@ -117,7 +118,8 @@ static struct psem_view *psem_view_find(struct psem *sem)
 /**
  * psem_debugfs_register - show a psem under /sys/kernel/debug/psem/sems/
  * @sem:  the semaphore
- * @name: the file's name: not empty, no '/', unique among registered psems
+ * @name: the file's name: not empty, not "." or "..", no '/', unique
+ *        among registered psems
  *
  * The owner must call psem_debugfs_unregister() before it frees @sem
  * (typically in its module's exit path, after psem_quiesce()). Process
@@ -134,7 +136,9 @@ int psem_debugfs_register(struct psem *sem, const char *name)
 	int ret = 0;
 
 	might_sleep();
-	if (!name || !*name || strchr(name, '/'))
+	/* "." and ".." are names debugfs cannot create: refuse them too. */
+	if (!name || !*name || strchr(name, '/') || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
 		return -EINVAL;
 	if (IS_ERR_OR_NULL(psem_views_dir))
 		return -ENODEV;
@@ -175,7 +179,8 @@ PSEM_EXPORT(psem_debugfs_register);
  * @sem: a semaphore registered with psem_debugfs_register()
  *
  * Waits for reads of the file in flight; after it returns no read touches
- * @sem. Process context.
+ * @sem, and a read through a file descriptor opened before gets -EIO.
+ * Process context.
  *
  * Return: 0, or -ENOENT if @sem is not registered (nothing changes).
  */
@@ -186,12 +191,18 @@ int psem_debugfs_unregister(struct psem *sem)
 	might_sleep();
 	mutex_lock(&psem_views_lock);
 	v = psem_view_find(sem);
-	if (v)
+	/*
+	 * The file goes under the lock too, so that a register of the same
+	 * name that follows never finds it still there (-EEXIST). Reads in
+	 * flight take only the queue lock: no deadlock with this one.
+	 */
+	if (v) {
 		list_del(&v->node);
+		debugfs_remove(v->file);
+	}
 	mutex_unlock(&psem_views_lock);
 	if (!v)
 		return -ENOENT;
-	debugfs_remove(v->file);
 	kfree(v);
 	return 0;
 }

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * psem's refusals of bad input: a warning once per calling site, and the
+ * counters that the debugfs statistics and the tests read. The bottom
+ * layer: every other object may refuse.
+ */
+
+#include <linux/atomic.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/ratelimit.h>
+
+#include "psem_internal.h"
+
+/*
+ * Warns about a refused call once per caller, identified by the return
+ * address of the psem entry point the consumer called: a bad count in one
+ * module does not silence the next. The first PSEM_WARN_SITES callers are
+ * remembered; past them, warnings are rate-limited instead.
+ */
+#define PSEM_WARN_SITES 256
+static unsigned long psem_warned[PSEM_WARN_SITES];
+atomic64_t psem_warn_sites = ATOMIC64_INIT(0);
+
+bool psem_first_refusal(unsigned long ip)
+{
+	static DEFINE_RATELIMIT_STATE(rs, DEFAULT_RATELIMIT_INTERVAL,
+				      DEFAULT_RATELIMIT_BURST);
+	unsigned int i, h = hash_long(ip, ilog2(PSEM_WARN_SITES));
+
+	for (i = 0; i < PSEM_WARN_SITES; i++) {
+		unsigned long *slot = &psem_warned[(h + i) % PSEM_WARN_SITES];
+		unsigned long old = 0;
+
+		/* Relaxed: a set of addresses that orders nothing. */
+		if (READ_ONCE(*slot) == ip)
+			return false;
+		if (try_cmpxchg_relaxed(slot, &old, ip)) {
+			atomic64_inc(&psem_warn_sites);	/* a counter */
+			return true;
+		}
+		if (old == ip)
+			return false;
+	}
+	return __ratelimit(&rs);
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * psem's atomic word: the lock-free takes and releases, inlined into every
+ * caller, and the two read-modify-writes of the locked paths
+ * (psem_word.c). Everything above this layer changes the word only
+ * through these.
+ */
+#ifndef _PSEM_WORD_H
+#define _PSEM_WORD_H
+
+#include <linux/overflow.h>
+
+#include "psem_internal.h"
+
+/*
+ * The lock-free fast paths, inlined into psem_core.c, psem_async.c and the
+ * primitives (the rwlock and the mutex), so that their hot paths pay no
+ * call into the exported functions.
+ *
+ * The invariant they rely on (Documentation/design.rst, "The invariant"):
+ *
+ *   I1: PSEM_WAITERS clear => no waiter is linked and no debt is owed;
+ *   I2: PSEM_WAITERS set   => the word is PSEM_WAITERS, or'ed with
+ *                             PSEM_CLOSED if the psem is closed.
+ *
+ * A closed word is negative, so each lock-free path below fails its first
+ * test on it at no cost: a take needs cur >= n * PSEM_ONE, a release
+ * needs an unsigned sum within @limit, the full-word paths compare exactly.
+ *
+ * The bit is set only under the queue lock, by the compare-exchange that
+ * drains the balance to zero before a waiter links or a debt is recorded,
+ * and cleared only under the lock, by the read-modify-write that adds what
+ * is left once the last waiter is served or gone and no debt remains.
+ */
+
+/* Lock-free: takes @n permits if the balance holds them. */
+static __always_inline bool psem_take(struct psem *sem, long n)
+{
+	long cur, want = n * PSEM_ONE;
+
+	/*
+	 * No test for n == 0: it exchanges the word with itself, changing
+	 * nothing, and fails on a closed (negative) word like any take.
+	 */
+	cur = atomic_long_read(&sem->count);	/* relaxed: rechecked */
+	for (;;) {
+		/*
+		 * With PSEM_WAITERS set the word is PSEM_WAITERS, below any
+		 * want: a try never overtakes a waiter. A closed word is
+		 * negative. PSEM_CONTENDED rides along in the low bits.
+		 */
+		if (cur < want)
+			return false;
+		/*
+		 * ACQUIRE: orders the caller's critical section after the
+		 * release (a fast cmpxchg_release, or a locked RMW _release)
+		 * that wrote the value read here, and after every release
+		 * in the chain of RMWs before it (LKMM rmw-sequences, v6.3+;
+		 * see Documentation/design.rst).
+		 */
+		if (atomic_long_try_cmpxchg_acquire(&sem->count, &cur, cur - want))
+			return true;
+	}
+}
+
+/* Counts and traces a lock-free release's exchange, which @landed or not. */
+static __always_inline bool psem_fast_landed(struct psem *sem, long n,
+					     bool landed)
+{
+	if (likely(landed)) {
+		psem_stat(PSEM_STAT_FAST_RELEASE);
+		if (trace_psem_release_enabled())
+			trace_psem_release(sem, n, true);
+		return true;
+	}
+	psem_stat(PSEM_STAT_FAST_CAS_FAIL);
+	return false;
+}
+
+/*
+ * The fast path: one strong compare-exchange while nobody waits. No retry
+ * loop: a failure means another CPU is writing the word, and retrying here
+ * only adds to that traffic; the locked path retries once serialised.
+ */
+static __always_inline bool psem_release_fast(struct psem *sem, long n)
+{
+	unsigned long sum;
+	long cur;
+
+	/*
+	 * ACQUIRE (a plain load on x86): orders the read of @limit after
+	 * it, so that a word written after a shrinking psem_resize() is
+	 * never checked against the larger capacity before it; pairs with
+	 * the RELEASE RMW with which the resize changed the word. Anything
+	 * else is rechecked by the exchange.
+	 */
+	if (static_branch_likely(&psem_rule_key)) {
+		/* psem's rule: nobody waits, the flag is clear; any balance. */
+		cur = atomic_long_read_acquire(&sem->count);
+		if (unlikely(cur & PSEM_FLAGS))
+			goto slow;
+	} else {
+		/* The seed's rule (a positive balance), or always locked. */
+		if (!static_branch_likely(&psem_fast_release_key))
+			return false;
+		cur = atomic_long_read_acquire(&sem->count);
+		if (cur < PSEM_ONE || (cur & PSEM_CONTENDED))
+			goto slow;
+	}
+	/*
+	 * Over the capacity, or closed: the locked path refuses or handles
+	 * it. A closed word is negative, at least 2^63 as an unsigned one,
+	 * so the sum is above any limit unless it wraps, which a large
+	 * enough @n makes it do: the carry sends that to the locked path
+	 * too. The read of @limit is ordered after the ACQUIRE load of the
+	 * word above, pairing with the smp_wmb() in psem_resize().
+	 */
+	if (unlikely(check_add_overflow((unsigned long)cur,
+					(unsigned long)n * PSEM_ONE, &sum) ||
+		     sum > READ_ONCE(sem->limit)))
+		return false;
+	/*
+	 * RELEASE: orders the caller's critical section before the new
+	 * count; pairs with the ACQUIRE in psem_take() and in the locked
+	 * drain. Succeeds only if the word is still @cur, so only while
+	 * PSEM_WAITERS is clear: a waiter that sets it first makes this
+	 * fail, and one that sets it later reads what this added.
+	 */
+	return psem_fast_landed(sem, n,
+				atomic_long_try_cmpxchg_release(&sem->count, &cur,
+								cur + n * PSEM_ONE));
+slow:
+	if (cur & PSEM_CONTENDED)
+		psem_stat(PSEM_STAT_FLAG_HONOURED);
+	return false;
+}
+
+/*
+ * Returns the @n permits of a holder that took the whole balance (a mutex
+ * owner, a rwlock writer): the word is then zero unless somebody waits or
+ * owes, so one compare-exchange from zero, which fails whenever a flag is
+ * set. Under the seed's rule (zero_release off) this is never lock-free, as
+ * in the seed. The caller falls back to the locked path.
+ */
+static __always_inline bool psem_release_all_fast(struct psem *sem, long n)
+{
+	long cur = 0;
+
+	if (!static_branch_likely(&psem_rule_key))
+		return false;
+	/* RELEASE: as in psem_release_fast(). */
+	return psem_fast_landed(sem, n,
+				atomic_long_try_cmpxchg_release(&sem->count, &cur,
+								n * PSEM_ONE));
+}
+
+/*
+ * Takes every one of the @n permits of a psem that holds at most @n (a
+ * mutex, a rwlock taken for writing): one compare-exchange from a full,
+ * flag-free word to zero.
+ */
+static __always_inline bool psem_take_all_fast(struct psem *sem, long n)
+{
+	long cur = n * PSEM_ONE;
+
+	/* ACQUIRE: as in psem_take(). */
+	return atomic_long_try_cmpxchg_acquire(&sem->count, &cur, 0);
+}
+
+/* The balance in a word, whatever its flags and closed state. */
+static inline long psem_word_balance(long cur)
+{
+	return (cur & LONG_MAX) >> PSEM_SHIFT;
+}
+
+/* The locked paths' operations on the word (psem_word.c). */
+long psem_take_or_mark(struct psem *sem, long n);
+int psem_add_balance(struct psem *sem, long cur, long n, unsigned long ip);
+
+#endif /* _PSEM_WORD_H */
