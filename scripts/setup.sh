@@ -19,7 +19,8 @@ set -euo pipefail
 pkgs=(build-essential bc bison flex libelf-dev libssl-dev dwarves cpio
       busybox-static qemu-system-x86 linux-source-6.1 linux-source-6.12 sparse
       linux-image-amd64 linux-headers-amd64 linux-image-rt-amd64 linux-headers-rt-amd64
-      spin gnuplot-nox python3 kmod rsync xz-utils dkms shellcheck)
+      spin gnuplot-nox python3 kmod rsync xz-utils dkms shellcheck
+      xfsprogs stress-ng fio)
 
 cache=${PSEM_CACHE:-/var/cache/psem}
 stamp=$cache/.setup-refreshed
