@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build a busybox initramfs (uncompressed newc cpio) for psem's QEMU guests.
 #
-#   scripts/mkinitramfs.sh [-C DIR] OUT.cpio PAYLOAD [FILE...]
+#   scripts/mkinitramfs.sh [-C DIR] [-b BINARY]... OUT.cpio PAYLOAD [FILE...]
 #
 # FILEs (paths relative to DIR, default .) are copied to /psem/FILE in the
-# guest; PAYLOAD, a busybox sh script, becomes /payload. The generic /init
+# guest; each host BINARY (e.g. /usr/sbin/mkfs.xfs) is copied to the same
+# path, with the shared libraries and the loader ldd names for it, and is
+# on the guest's PATH; PAYLOAD, a busybox sh script, becomes /payload. The generic /init
 # mounts proc, sysfs, devtmpfs and debugfs, runs `sh /payload` in /psem,
 # prints the end marker that scripts/qemu-run.sh waits for, with the
 # payload's exit status, and reboots, which ends QEMU (-no-reboot). Needs no
@@ -13,8 +15,15 @@
 set -euo pipefail
 
 base=.
-if [ "${1:-}" = -C ]; then base=$2; shift 2; fi
-[ $# -ge 2 ] || { echo "usage: mkinitramfs.sh [-C DIR] OUT.cpio PAYLOAD [FILE...]" >&2; exit 2; }
+bins=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	-C) base=$2; shift 2 ;;
+	-b) bins+=("$2"); shift 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 2 ] || { echo "usage: mkinitramfs.sh [-C DIR] [-b BINARY]... OUT.cpio PAYLOAD [FILE...]" >&2; exit 2; }
 out=$(realpath -m "$1") payload=$(realpath "$2")
 shift 2
 busybox=/bin/busybox
@@ -32,12 +41,21 @@ cp "$payload" "$stage/payload"
 for f in "$@"; do
 	install -D -m 0644 "$base/$f" "$stage/psem/$f"
 done
+# Host binaries at their own paths, with what ldd says they load (the
+# loader included), dereferenced: the guest has no /lib symlinks.
+for b in ${bins[@]+"${bins[@]}"}; do
+	[ -x "$b" ] || { echo "mkinitramfs: $b is not an executable" >&2; exit 1; }
+	libs=$(ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
+	for f in "$b" $libs; do
+		[ -e "$stage$f" ] || install -D -m 0755 "$(realpath "$f")" "$stage$f"
+	done
+done
 
 cat >"$stage/init" <<'INIT'
 #!/bin/sh
 # psem guest /init (from scripts/mkinitramfs.sh).
 /bin/busybox --install -s /bin
-export PATH=/bin
+export PATH=/bin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
