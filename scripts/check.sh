@@ -419,6 +419,13 @@ fi
 
 torture_done
 
+# The native benchmark's build and one short round of every cell, so that
+# it cannot rot (no timing is judged): one failure if either fails.
+if [ "${PSEM_CHECK_NATIVE:-1}" != 0 ]; then
+	stage "native"
+	if PSEM_NATIVE_SMOKE=1 bash "$top/scripts/bench-native.sh"; then stage_done ok; else fail_step native; fi
+fi
+
 # scripts/check-tsan.sh, where it exists (another part of the suite; its
 # failure counts as one failed step).
 if [ "${PSEM_CHECK_TSAN:-1}" != 0 ] && [ -f "$top/scripts/check-tsan.sh" ]; then
