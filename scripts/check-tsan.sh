@@ -29,15 +29,45 @@
 # The last two show that the shim's wake-up carries no ordering of its own
 # (tools/psem-user/include/linux/sched.h): the hand-off is psem's to order.
 #
+# Then the forced interleavings and edge cases of tools/psem-user/cases.c,
+# each under ThreadSanitizer and under AddressSanitizer (the use-after-free
+# cases free the psem where the contract lets the owner free it). The
+# shim's preemption hook (tools/psem-user/include/psem-user.h) stops a task
+# at a chosen point, so that each case forces its interleaving every run:
+#
+#   close-quiesce-free        a waiter leaving through a signal, a timeout
+#                             or -ESHUTDOWN is preempted; the owner closes,
+#                             quiesces and frees: no later access
+#   async-work-withdraw       a served work waiter withdrawn while another
+#                             callback runs: a known outcome, then freed
+#   cancel-sync-rearm         psem_cancel_async_sync() of a callback that
+#                             re-queued itself waits for it to return
+#   closed-release-overflow   an overflowing release on a closed psem is
+#                             refused; it stays closed, the word unchanged
+#   release-all-held-capacity psem_release_all_held() honours the capacity
+#   async-chain-iterates      5,000 chained callbacks on a 256 KiB stack:
+#                             each runs once, the stack does not grow
+#   double-cancel             a second cancel returns false, creates nothing
+#   cancel-never-queued       cancel of a wait granted at once, or already
+#                             called back, returns false, changes nothing
+#
+# A case named in PSEM_TSAN_CASES_PENDING (by default the cases whose fix
+# in kmod/ has not landed yet) is run, but may fail.
+#
 # Prints, when everything passes, exactly:
 #   tsan: N ops, 0 reports
 #   tsan mutant <name>: caught          (one line per mutant)
-# and exits non-zero on a build failure, a failed stress, any TSan report on
-# the real sources, or a mutant not caught. Needs gcc (with libtsan, which
-# Debian's gcc brings) and python3. Nothing is loaded into any kernel.
+#   tsan case <name>: held              (one line per case)
+# and, for a pending case that fails, "tsan case <name>: pending (fails
+# until its fix lands)". Exits non-zero on a build failure, a failed stress,
+# any TSan report on the real sources, a mutant not caught, or a case that
+# is not pending and does not hold. Needs gcc (with libtsan and libasan,
+# which Debian's gcc brings) and python3. Nothing is loaded into any kernel.
 #
 # Environment: PSEM_TSAN_KEEP=1 keeps the work directory (logs, binaries);
-# PSEM_TSAN_KSRC=DIR builds another copy of kmod/ (default: kmod/).
+# PSEM_TSAN_KSRC=DIR builds another copy of kmod/ (default: kmod/);
+# PSEM_TSAN_CASES="A B" runs only those cases; PSEM_TSAN_CASES_PENDING
+# overrides the list of pending cases ("" for none).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -62,12 +92,13 @@ fail() {
 	exit 1
 }
 
-# build NAME KSRC SAN: tools/psem-user built from KSRC into $work/NAME.
+# build NAME KSRC SAN [PROGRAM]: tools/psem-user built from KSRC into
+# $work/NAME (only PROGRAM, e.g. psem-stress, if given).
 build() {
 	if ! make -s -j"$jobs" -C "$tool" KSRC="$2" O="$work/$1" SAN="$3" \
-		>"$work/$1.build.log" 2>&1; then
+		${4:+"$work/$1/$4"} >"$work/$1.build.log" 2>&1; then
 		cat "$work/$1.build.log" >&2
-		fail "build of $1 failed (-fsanitize=thread needs gcc's libtsan, a dependency of Debian's gcc)"
+		fail "build of $1 failed (-fsanitize=thread and =address need gcc's libtsan and libasan, dependencies of Debian's gcc)"
 	fi
 }
 
@@ -89,6 +120,33 @@ stress() {
 	fi
 }
 
+# run_case BUILD CASE: $work/BUILD/psem-cases CASE, exit status in $rc,
+# log in $work/case-BUILD-CASE.log (a / in CASE becomes _).
+run_case() {
+	local log=$work/case-$1-${2//\//_}.log
+
+	# A case that aborts (a BUG, a sanitizer) is reported in its log,
+	# by the subshell, and not on this script's output.
+	rc=0
+	(TSAN_OPTIONS="halt_on_error=1 exitcode=66 report_signal_unsafe=0" \
+	 ASAN_OPTIONS="detect_leaks=0 exitcode=67" \
+		timeout 120 "$work/$1/psem-cases" "$2"; exit $?) \
+		>"$log" 2>&1 || rc=$?
+	if grep -q "unexpected memory mapping" "$log" &&
+	   command -v setarch >/dev/null; then
+		rc=0
+		(TSAN_OPTIONS="halt_on_error=1 exitcode=66 report_signal_unsafe=0" \
+			timeout 120 setarch "$(uname -m)" -R \
+			"$work/$1/psem-cases" "$2"; exit $?) >"$log" 2>&1 ||
+			rc=$?
+	fi
+	if [ "$rc" = 0 ] &&
+	   { ! grep -q "^psem-cases: $2: held$" "$log" ||
+	     grep -q "^WARNING: ThreadSanitizer:\|ERROR: AddressSanitizer" "$log"; }; then
+		rc=1
+	fi
+}
+
 # A copy of kmod/ with one mutant applied; fails if the pattern is gone.
 mutant_src() {
 	mkdir -p "$work/src-$1"
@@ -100,6 +158,7 @@ mutant_src() {
 # The real sources: natively first (fast, many operations), then under TSan.
 build native "$src" ""
 build tsan "$src" thread
+build asan "$src" address
 stress native "$work/native.log" "" -e 20 -m 100 -H 10000
 [ "$rc" = 0 ] || { cat "$work/native.log" >&2; fail "native stress exited $rc"; }
 
@@ -131,7 +190,7 @@ caught() {
 for m in acquire-relaxed release-relaxed handoff-acquire-relaxed \
 	handoff-release-relaxed; do
 	mutant_src "$m"
-	build "$m" "$work/src-$m" thread
+	build "$m" "$work/src-$m" thread psem-stress
 	stress "$m" "$work/$m.log" "halt_on_error=1 exitcode=66 report_signal_unsafe=0" \
 		-e 40 -m 150 -H 10000
 	ok=0
@@ -147,7 +206,7 @@ done
 # lost or created permits of life_sem (its accounting at the hang).
 for m in fast-release-with-waiter close-drops-grants resize-forgets-debt; do
 	mutant_src "$m"
-	build "$m" "$work/src-$m" ""
+	build "$m" "$work/src-$m" "" psem-stress
 	stress "$m" "$work/$m.log" "" -e 40 -m 100
 	hang_pat="^psem-stress: HANG"
 	[ "$m" = fast-release-with-waiter ] ||
@@ -162,3 +221,31 @@ for m in fast-release-with-waiter close-drops-grants resize-forgets-debt; do
 done
 
 [ "$uncaught" = 0 ] || fail "$uncaught mutant(s) not caught"
+
+
+# The cases: each must hold under TSan and under ASan, unless pending.
+pending=${PSEM_TSAN_CASES_PENDING-close-quiesce-free async-work-withdraw \
+cancel-sync-rearm closed-release-overflow release-all-held-capacity \
+async-chain-iterates double-cancel cancel-never-queued}
+cases=${PSEM_TSAN_CASES:-$("$work/native/psem-cases" -l)}
+broken=0
+for c in $cases; do
+	held=1
+	for b in tsan asan; do
+		run_case "$b" "$c"
+		[ "$rc" = 0 ] || held=0
+	done
+	if [ "$held" = 1 ]; then
+		echo "tsan case $c: held"
+	elif [[ " $pending " == *" $c "* ]]; then
+		echo "tsan case $c: pending (fails until its fix lands)"
+	else
+		for b in tsan asan; do
+			cat "$work/case-$b-${c//\//_}.log" >&2
+		done
+		echo "tsan case $c: NOT held (logs: $work/case-*-$c.log)"
+		broken=$((broken + 1))
+		keep=1
+	fi
+done
+[ "$broken" = 0 ] || fail "$broken case(s) not held"

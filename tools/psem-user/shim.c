@@ -19,11 +19,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/irq_work.h>
 #include <linux/kernel.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
 #include "psem-user.h"
@@ -120,6 +123,87 @@ void psem_user_usleep(unsigned int us)
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
 
 	nanosleep(&ts, NULL);
+}
+
+/*
+ * The preemption hook (psem-user.h). The armed task reads its own fields at
+ * each point; the harness writes them while the task is not stopped. Relaxed
+ * atomics throughout, and a stop that polls: no happens-before edge.
+ */
+void psem_user_preempt_arm(struct task_struct *t, int where, const void *lock,
+			   int nth, unsigned int bound_ms)
+{
+	__atomic_store_n(&t->pre_where, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->pre_lock, lock, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->pre_left, nth, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->pre_bound_ms, bound_ms, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->pre_go, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->pre_state, PSEM_USER_PRE_ARMED, __ATOMIC_RELAXED);
+	/* Last: the task looks at nothing else until it sees this. */
+	__atomic_store_n(&t->pre_where, where, __ATOMIC_RELAXED);
+}
+
+void psem_user_preempt_disarm(struct task_struct *t)
+{
+	__atomic_store_n(&t->pre_where, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->pre_go, 1, __ATOMIC_RELAXED);
+}
+
+int psem_user_preempt_state(struct task_struct *t)
+{
+	return __atomic_load_n(&t->pre_state, __ATOMIC_RELAXED);
+}
+
+int psem_user_preempt_wait_stopped(struct task_struct *t, unsigned int ms)
+{
+	unsigned long long end = psem_user_now_ns() + ms * 1000000ULL;
+	int state;
+
+	for (;;) {
+		state = psem_user_preempt_state(t);
+		if (state != PSEM_USER_PRE_ARMED || psem_user_now_ns() >= end)
+			return state;
+		psem_user_usleep(100);
+	}
+}
+
+void psem_user_preempt_release(struct task_struct *t)
+{
+	__atomic_store_n(&t->pre_go, 1, __ATOMIC_RELAXED);
+}
+
+void psem_user_preempt_point(int where, const void *lock)
+{
+	struct task_struct *t = psem_user_task;
+	unsigned long long end;
+	const void *want;
+
+	if (likely(!t) ||
+	    likely(__atomic_load_n(&t->pre_where, __ATOMIC_RELAXED) != where))
+		return;
+	want = __atomic_load_n(&t->pre_lock, __ATOMIC_RELAXED);
+	if (want && want != lock)
+		return;
+	if (__atomic_sub_fetch(&t->pre_left, 1, __ATOMIC_RELAXED) > 0)
+		return;
+	/* Disarm first: whatever the task does while it resumes is not a stop. */
+	__atomic_store_n(&t->pre_where, 0, __ATOMIC_RELAXED);
+	end = psem_user_now_ns() +
+	      __atomic_load_n(&t->pre_bound_ms, __ATOMIC_RELAXED) * 1000000ULL;
+	__atomic_store_n(&t->pre_state, PSEM_USER_PRE_STOPPED, __ATOMIC_RELAXED);
+	for (;;) {
+		if (__atomic_load_n(&t->pre_go, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&t->pre_state, PSEM_USER_PRE_RELEASED,
+					 __ATOMIC_RELAXED);
+			return;
+		}
+		if (psem_user_now_ns() >= end) {
+			__atomic_store_n(&t->pre_state, PSEM_USER_PRE_EXPIRED,
+					 __ATOMIC_RELAXED);
+			return;
+		}
+		psem_user_usleep(100);
+	}
 }
 
 static void psem_user_futex_wait(unsigned int *word, unsigned int val,
@@ -235,6 +319,7 @@ long schedule_timeout(long timeout)
 		}
 		psem_user_futex_wait(&t->__state, state, relp);
 	}
+	psem_user_preempt_point(PSEM_USER_AT_WAKE, NULL);
 	if (!deadline)
 		return timeout;
 	now = psem_user_now_ns();
@@ -258,6 +343,22 @@ void psem_user_might_sleep(const char *file, int line)
 	if (held)
 		psem_user_warn(file, line, "might_sleep with %d spinlocks held\n",
 			       held);
+	if (current->preempt_count)
+		psem_user_warn(file, line, "might_sleep in context %#x\n",
+			       current->preempt_count);
+}
+
+int psem_user_preempt_count(void)
+{
+	return current->preempt_count;
+}
+
+int psem_user_set_context(int bits)
+{
+	int old = current->preempt_count;
+
+	current->preempt_count = bits;
+	return old;
 }
 
 void psem_user_spin_init(spinlock_t *lock)
@@ -268,8 +369,10 @@ void psem_user_spin_init(spinlock_t *lock)
 
 void psem_user_spin_lock(spinlock_t *lock)
 {
-	struct task_struct *t = current;
+	struct task_struct *t;
 
+	psem_user_preempt_point(PSEM_USER_AT_LOCK, lock);
+	t = current;
 	if (__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) == t)
 		psem_user_warn(__FILE__, __LINE__, "spinlock recursion\n");
 	pthread_mutex_lock(&lock->mutex);
@@ -279,8 +382,10 @@ void psem_user_spin_lock(spinlock_t *lock)
 
 int psem_user_spin_trylock(spinlock_t *lock)
 {
-	struct task_struct *t = current;
+	struct task_struct *t;
 
+	psem_user_preempt_point(PSEM_USER_AT_LOCK, lock);
+	t = current;
 	if (pthread_mutex_trylock(&lock->mutex))
 		return 0;
 	__atomic_store_n(&lock->owner, t, __ATOMIC_RELAXED);
@@ -463,3 +568,124 @@ void flush_workqueue(struct workqueue_struct *wq)
 
 /* Stands for lockdep's map of RCU readers; never read. */
 int rcu_lock_map;
+
+/*
+ * wait_var_event() and wake_up_var() (include/linux/wait_bit.h): one
+ * sequence for every variable. Relaxed, with the fences the header's
+ * callers give: no happens-before edge of its own.
+ */
+static unsigned int psem_user_var_word;
+
+unsigned int psem_user_var_seq(void)
+{
+	return __atomic_load_n(&psem_user_var_word, __ATOMIC_RELAXED);
+}
+
+void psem_user_var_sleep(unsigned int seq, unsigned int ms)
+{
+	struct timespec rel = { ms / 1000, (ms % 1000) * 1000000L };
+
+	if (current->locks_held)
+		psem_user_warn(__FILE__, __LINE__,
+			       "wait_var_event with %d spinlocks held\n",
+			       current->locks_held);
+	psem_user_futex_wait(&psem_user_var_word, seq, ms ? &rel : NULL);
+}
+
+void psem_user_wake_up_var(void *var)
+{
+	/* The caller's smp_mb() orders its condition before this. */
+	__atomic_fetch_add(&psem_user_var_word, 1, __ATOMIC_RELAXED);
+	psem_user_futex_wake(&psem_user_var_word);
+}
+
+/*
+ * irq_work (include/linux/irq_work.h): one thread, in hard-IRQ context
+ * while it runs a function; the queue, the flags and the function running
+ * now are under psem_user_irq_lock.
+ */
+static pthread_mutex_t psem_user_irq_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t psem_user_irq_more = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t psem_user_irq_idle = PTHREAD_COND_INITIALIZER;
+static LIST_HEAD(psem_user_irq_list);
+static pthread_once_t psem_user_irq_once = PTHREAD_ONCE_INIT;
+
+static void *psem_user_irq_thread(void *arg)
+{
+	psem_user_task_init("irq_work", 0);
+	pthread_mutex_lock(&psem_user_irq_lock);
+	for (;;) {
+		struct irq_work *w;
+
+		while (list_empty(&psem_user_irq_list))
+			pthread_cond_wait(&psem_user_irq_more,
+					  &psem_user_irq_lock);
+		w = list_first_entry(&psem_user_irq_list, struct irq_work,
+				     entry);
+		list_del_init(&w->entry);
+		w->pending = false;
+		w->busy = true;
+		pthread_mutex_unlock(&psem_user_irq_lock);
+		psem_user_set_context(HARDIRQ_OFFSET);
+		w->func(w);	/* may requeue w */
+		psem_user_set_context(0);
+		pthread_mutex_lock(&psem_user_irq_lock);
+		w->busy = false;
+		pthread_cond_broadcast(&psem_user_irq_idle);
+	}
+	return NULL;
+}
+
+static void psem_user_irq_start(void)
+{
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, psem_user_irq_thread, NULL))
+		abort();
+	pthread_detach(th);
+}
+
+bool irq_work_queue(struct irq_work *work)
+{
+	bool queued = false;
+
+	pthread_once(&psem_user_irq_once, psem_user_irq_start);
+	pthread_mutex_lock(&psem_user_irq_lock);
+	if (!work->pending) {
+		work->pending = true;
+		list_add_tail(&work->entry, &psem_user_irq_list);
+		pthread_cond_signal(&psem_user_irq_more);
+		queued = true;
+	}
+	pthread_mutex_unlock(&psem_user_irq_lock);
+	return queued;
+}
+
+void irq_work_sync(struct irq_work *work)
+{
+	might_sleep();
+	pthread_mutex_lock(&psem_user_irq_lock);
+	while (work->pending || work->busy)
+		pthread_cond_wait(&psem_user_irq_idle, &psem_user_irq_lock);
+	pthread_mutex_unlock(&psem_user_irq_lock);
+}
+
+bool irq_work_pending(struct irq_work *work)
+{
+	bool pending;
+
+	pthread_mutex_lock(&psem_user_irq_lock);
+	pending = work->pending;
+	pthread_mutex_unlock(&psem_user_irq_lock);
+	return pending;
+}
+
+bool irq_work_is_busy(struct irq_work *work)
+{
+	bool busy;
+
+	pthread_mutex_lock(&psem_user_irq_lock);
+	busy = work->pending || work->busy;
+	pthread_mutex_unlock(&psem_user_irq_lock);
+	return busy;
+}

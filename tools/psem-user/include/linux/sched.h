@@ -54,6 +54,18 @@ struct task_struct {
 	int		pid;
 	int		cpu;
 	char		comm[16];
+	/*
+	 * The preemption hook (psem_user_preempt_arm(), psem-user.h): set
+	 * by the harness, read by the task at its preemption points; all
+	 * relaxed atomics, so that a stop and its end order nothing.
+	 */
+	int		pre_where;	/* PSEM_USER_AT_*; 0: disarmed */
+	const void	*pre_lock;	/* the lock to stop before; NULL: any */
+	int		pre_left;	/* points still to pass, then stop */
+	unsigned int	pre_bound_ms;	/* the longest stop */
+	int		pre_state;	/* PSEM_USER_PRE_* */
+	int		pre_go;		/* psem_user_preempt_release() */
+	int		preempt_count;	/* hardirq/softirq/NMI context bits */
 };
 
 struct task_struct *psem_user_current(void);

@@ -12,6 +12,7 @@
 
 #include <linux/compiler.h>
 #include <linux/lockdep.h>
+#include <linux/preempt.h>
 #include <linux/types.h>
 
 typedef struct spinlock {
@@ -57,9 +58,6 @@ bool psem_user_spin_held(spinlock_t *lock);
 #define local_irq_restore(f)		do { (void)(f); } while (0)
 #define local_irq_disable()		do { } while (0)
 #define local_irq_enable()		do { } while (0)
-#define irqs_disabled()			0
-#define in_interrupt()			0
-#define in_atomic()			0
-#define in_task()			1
+/* irqs_disabled(), in_task() and the other context tests: <linux/preempt.h>. */
 
 #endif /* _PSEM_SHIM_LINUX_SPINLOCK_H */
