@@ -50,8 +50,16 @@
 #                              files; prints
 #                              "native: built, one round of N cells ran"
 #                              (make check's stage)
+#   PSEM_NATIVE_TCG            a `make bench` .rounds.csv to set the native
+#                              speedups beside (default: the newest QUICK
+#                              one in bench/results by name, else the
+#                              newest full one; "none" for none)
 #   PSEM_BENCH_OUT             output directory (default bench/results)
 set -euo pipefail
+# All of it in one compound command, read before any of it runs: the run
+# may wait twenty minutes for a quiet machine, and an edit of this file in
+# the meantime must not change what the waiting run does.
+{
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 cd "$top"
@@ -189,11 +197,21 @@ if [ "${PSEM_NATIVE_PROFILE:-0}" = 1 ] && command -v perf >/dev/null; then
 	done
 fi
 
+tcg=${PSEM_NATIVE_TCG:-}
+if [ -z "$tcg" ]; then
+	tcg=$(find "$top/bench/results" -maxdepth 1 -name '*-quick.rounds.csv' \
+		! -name '*native*' ! -name '*icount*' | sort | tail -n1)
+	[ -n "$tcg" ] || tcg=$(find "$top/bench/results" -maxdepth 1 -name '*.rounds.csv' \
+		! -name '*native*' ! -name '*icount*' | sort | tail -n1)
+fi
+[ "$tcg" = none ] || [ -z "$tcg" ] || args+=(--tcg "$tcg")
+
 rm -rf "$work/plot"
 title="psem native: $model, nproc $ncpu"
+[ "$quick" = 0 ] || title="$title (QUICK=1)"
 python3 "$native/bench_native_table.py" --log "$stem.txt" "${args[@]}" \
 	--csv "$stem.csv" --rounds-csv "$stem.rounds.csv" --md "$stem.md" \
-	--plot-data "$work/plot" --title "$title${tag#-native}" \
+	--plot-data "$work/plot" --title "$title" \
 	--note "CPU: $model; nproc $ncpu; threads pinned one per CPU" \
 	--note "load average (1, 5, 15 min): $load_start at the start, $load_end at the end" \
 	--note "instruction counter: $perf_insns" \
@@ -207,3 +225,4 @@ else
 fi
 echo "bench-native: wrote $stem.* in $((SECONDS - start))s" >&2
 exit $rc
+}

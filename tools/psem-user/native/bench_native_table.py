@@ -231,6 +231,52 @@ def seed_section(log):
 PSEM_RULES = ["locked", "seed", "seed+flag", "psem"]
 
 
+def load_tcg(path):
+    """The wall-clock rounds of a `make bench` run (its .rounds.csv):
+    {(table, cell, threads, gap, variant): {round: ns}}."""
+    out = collections.defaultdict(dict)
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            if r["clock"] != "wall":
+                continue
+            key = (r["table"], r["cell"], int(r["threads"]), r["gap"], r["variant"])
+            out[key][int(r["round"])] = float(r["ns_per_iter"])
+    return out
+
+
+def tcg_speedup(tcg, key, a, b):
+    ra, rb = tcg.get(key + (a,), {}), tcg.get(key + (b,), {})
+    r = [rb[i] / ra[i] for i in ra if i in rb and ra[i] > 0]
+    return statistics.median(r) if r else None
+
+
+TCG_PAIRS = (("psem", "locked"), ("seed", "locked"), ("seed+flag", "locked"),
+             ("psem", "seed"))
+
+
+def tcg_section(log, tcg, name):
+    rows = []
+    for t in ("single", "contention"):
+        for (cell, n, gap) in log.cells(t):
+            key = (t, cell, n, gap)
+            if not tcg.get(key + ("psem",)):
+                continue
+            row = [label(t, cell, n, gap)]
+            for a, b in TCG_PAIRS:
+                s = log.key_speedup(key + (a,), key + (b,))
+                q = tcg_speedup(tcg, key, a, b)
+                row.append("%s / %s" % ("-" if s is None else "%.2f" % s[0],
+                                        "-" if q is None else "%.2f" % q))
+            rows.append(row)
+    if not rows:
+        return ""
+    return ("### Beside QEMU TCG (`make bench`, %s)\n\n"
+            "Median per-round speedups, native / TCG, for the cells both runs "
+            "have.\n\n" % name
+            + bt.md_table(["cell"] + ["%s vs %s (native / TCG)" % p for p in TCG_PAIRS],
+                          rows) + "\n")
+
+
 def targets_section(log):
     rows = []
 
@@ -349,6 +395,7 @@ def main():
     ap.add_argument("--rst")
     ap.add_argument("--plot-data")
     ap.add_argument("--title", default="psem native benchmark")
+    ap.add_argument("--tcg", help="a `make bench` .rounds.csv to set beside")
     ap.add_argument("--note", action="append", default=[],
                     help="a line for the header (CPU, load, ...)")
     a = ap.parse_args()
@@ -368,6 +415,8 @@ def main():
     parts.append(insns_section(log))
     parts.append(ns_section(log, "contention", "Contention"))
     parts.append(seed_section(log))
+    if a.tcg:
+        parts.append(tcg_section(log, load_tcg(a.tcg), os.path.basename(a.tcg)))
     if st:
         parts.append(bt.stats_section(st))
     parts.append(targets_section(log))
