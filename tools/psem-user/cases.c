@@ -194,8 +194,8 @@ static bool wait_asleep_on(struct thr *t, struct psem *sem)
 static const char *pre_state_name(int s)
 {
 	static const char * const names[] = {
-		"never reached", "armed, not reached", "stopped",
-		"released by the case", "went on after the bound",
+		"was never armed", "had not reached its stop", "was stopped",
+		"had been let go by the case", "had gone on after the bound",
 	};
 
 	return s >= 0 && s < (int)ARRAY_SIZE(names) ? names[s] : "?";
@@ -292,7 +292,7 @@ static void close_quiesce_free_one(enum cqf_kind kind)
 	/* Old code: W resumes here, and its psem_cancel() locks freed memory. */
 	psem_user_preempt_release(w.task);
 	thr_join(&w);
-	note("%s: W was %s when quiesce returned; W returned %ld", names[kind],
+	note("%s: W %s when quiesce returned; W returned %ld", names[kind],
 	     pre_state_name(state), w.ret);
 	CHECK(w.ret == -ESHUTDOWN ||
 	      (kind == CQF_SIGNAL && w.ret == -EINTR) ||
