@@ -25,6 +25,10 @@
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
 #define DEFINE_EVENT(template, name, proto, args)			\
 	__PSEM_USER_TRACE(name, PARAMS(proto))
+#define DEFINE_EVENT_PRINT(template, name, proto, args, print)		\
+	__PSEM_USER_TRACE(name, PARAMS(proto))
+#define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)	\
+	__PSEM_USER_TRACE(name, PARAMS(proto))
 #define DECLARE_TRACE(name, proto, args)				\
 	__PSEM_USER_TRACE(name, PARAMS(proto))
 #define PARAMS(args...)		args
