@@ -28,30 +28,35 @@ TRACE_EVENT(psem_release,
 		      __entry->fast ? "fast" : "locked")
 );
 
-TRACE_EVENT(psem_wait_begin,
-	    TP_PROTO(struct psem *sem, long n, long needed),
-	    TP_ARGS(sem, n, needed),
-	    TP_STRUCT__entry(__field(void *, sem)
-			     __field(long, n)
-			     __field(long, needed)),
-	    TP_fast_assign(__entry->sem = sem;
-			   __entry->n = n;
-			   __entry->needed = needed;),
-	    TP_printk("sem=%p n=%ld needed=%ld", __entry->sem, __entry->n,
-		      __entry->needed)
+/*
+ * A sleeping acquire's wait, begun and ended: the psem, the permits asked
+ * for, and one number that each event names for itself when it prints: the
+ * permits still needed when the wait begins, the result when it ends. One
+ * class: one set of fields, one assign, one copy of the code.
+ */
+DECLARE_EVENT_CLASS(psem_wait,
+		    TP_PROTO(struct psem *sem, long n, long val),
+		    TP_ARGS(sem, n, val),
+		    TP_STRUCT__entry(__field(void *, sem)
+				     __field(long, n)
+				     __field(long, val)),
+		    TP_fast_assign(__entry->sem = sem;
+				   __entry->n = n;
+				   __entry->val = val;),
+		    TP_printk("sem=%p n=%ld needed=%ld", __entry->sem, __entry->n,
+			      __entry->val)
 );
 
-TRACE_EVENT(psem_wait_end,
-	    TP_PROTO(struct psem *sem, long n, int ret),
-	    TP_ARGS(sem, n, ret),
-	    TP_STRUCT__entry(__field(void *, sem)
-			     __field(long, n)
-			     __field(int, ret)),
-	    TP_fast_assign(__entry->sem = sem;
-			   __entry->n = n;
-			   __entry->ret = ret;),
-	    TP_printk("sem=%p n=%ld ret=%d", __entry->sem, __entry->n,
-		      __entry->ret)
+DEFINE_EVENT(psem_wait, psem_wait_begin,
+	     TP_PROTO(struct psem *sem, long n, long val),
+	     TP_ARGS(sem, n, val)
+);
+
+DEFINE_EVENT_PRINT(psem_wait, psem_wait_end,
+		   TP_PROTO(struct psem *sem, long n, long val),
+		   TP_ARGS(sem, n, val),
+		   TP_printk("sem=%p n=%ld ret=%d", __entry->sem, __entry->n,
+			     (int)__entry->val)
 );
 
 #endif /* _PSEM_TRACE_H */
