@@ -1244,11 +1244,12 @@ static int lat_wait_asleep(struct lat_run *r)
 		/*
 		 * Lockless peeks, no barrier needed: the waiter linked itself
 		 * under the queue lock before it slept, and a stale answer
-		 * only costs another turn of this loop.
+		 * only costs another turn of this loop. struct semaphore's
+		 * wait list is its own (it changed shape in 7.1): its waiter
+		 * asleep in down() is queued.
 		 */
-		bool queued = r->kind == LAT_SLEEP ?
-			waitqueue_active(&r->sem.wq) :	/* a peek: see above */
-			!list_empty(&r->ksem.wait_list);
+		bool queued = r->kind != LAT_SLEEP ||
+			waitqueue_active(&r->sem.wq);	/* a peek: see above */
 
 		if (queued && READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE &&
 		    lat_off_cpu(t))
@@ -1386,9 +1387,8 @@ static int lat_measure(enum lat_kind kind, unsigned int n, u64 *samples,
 	 * threads are gone, so the peeks race with nothing.
 	 */
 	queued = waitqueue_active(&r->sem.wq);	/* no barrier: see above */
-	queued |= !list_empty(&r->ksem.wait_list);
 	if (!ret && (r->done != n || psem_available(&r->sem) || queued ||
-		     READ_ONCE(r->ksem.count)))
+		     !down_trylock(&r->ksem)))	/* a permit left over */
 		ret = -EIO;
 out_free:
 	kfree(r);

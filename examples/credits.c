@@ -226,12 +226,12 @@ int credits_start(void)
 	ret = psem_debugfs_register(&credits, CREDITS_NAME);
 	if (ret && ret != -ENODEV)
 		return ret;
-	hrtimer_init(&credits_timer, CLOCK_MONOTONIC, CREDITS_TIMER_MODE);
-	credits_timer.function = credits_complete;
+	hrtimer_setup(&credits_timer, credits_complete, CLOCK_MONOTONIC,
+		      CREDITS_TIMER_MODE);
 	hrtimer_start(&credits_timer, ns_to_ktime(CREDITS_TICK_NS),
 		      CREDITS_TIMER_MODE);
-	hrtimer_init(&credits_bell.timer, CLOCK_MONOTONIC, CREDITS_TIMER_MODE);
-	credits_bell.timer.function = credits_ring;
+	hrtimer_setup(&credits_bell.timer, credits_ring, CLOCK_MONOTONIC,
+		      CREDITS_TIMER_MODE);
 	hrtimer_start(&credits_bell.timer, ns_to_ktime(CREDITS_TICK_NS),
 		      CREDITS_TIMER_MODE);
 	for (i = 0; i < CREDITS_SUBMITTERS; i++) {

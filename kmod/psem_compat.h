@@ -3,21 +3,17 @@
  * psem_compat.h - the differences between the kernels psem builds for, in
  * one place.
  *
- * Supported: Linux 6.1 and 6.12 (Debian bookworm's kernels and the test
- * kernels built from its linux-source-6.1 and linux-source-6.12). Linux
- * 6.13 and later are not yet supported: they take symbol namespaces as
- * strings (EXPORT_SYMBOL_NS_GPL(sym, "PSEM"), MODULE_IMPORT_NS("PSEM")),
- * and nothing here builds or tests such a kernel, so the build stops
- * with a message instead of failing somewhere less clear.
+ * Tested: Linux 6.1, 6.12 and 7.3 (Debian's stock kernels of each, generic
+ * and PREEMPT_RT, and test kernels built from linux-source-6.1, -6.12 and
+ * -7.3); 7.2 is a compile-only check. psem's sources are written in the
+ * newest API; each fallback below gives an older kernel that spelling and
+ * names the upstream change it follows. A kernel newer than the newest
+ * tested one builds with a warning, printed once, by psem_main.c.
  */
 #ifndef _PSEM_COMPAT_H
 #define _PSEM_COMPAT_H
 
 #include <linux/version.h>
-
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-#error "psem: Linux 6.13 and later (string symbol namespaces) are not yet supported"
-#endif
 
 /*
  * Symbol namespaces. Before 6.13 a namespace is an identifier that the
@@ -39,10 +35,37 @@
 #define PSEM_EXPORT_KNOBS(sym)		__PSEM_EXPORT_NS(sym, PSEM_KNOBS_NS)
 
 /*
- * Nothing else differs for psem between 6.1 and 6.12: the sources build
- * warning-free (W=1, sparse) against both. Were a tracepoint to gain a
- * __string() field, note that __assign_str() takes one argument from 6.10
- * (two before): its wrapper belongs here.
+ * hrtimer_setup() sets the callback with the rest, from 6.13 ("hrtimers:
+ * Introduce hrtimer_setup() to replace hrtimer_init()"); hrtimer_init()
+ * itself is gone by 7.3 (the 6.15 cycle converted its last users and
+ * removed it). Before 6.13: the two steps hrtimer_setup() does.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#include <linux/hrtimer.h>
+
+static inline void
+hrtimer_setup(struct hrtimer *timer, enum hrtimer_restart (*function)(struct hrtimer *),
+	      clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
+}
+#endif
+
+/*
+ * Were a tracepoint to gain a __string() field, note that __assign_str()
+ * takes one argument from 6.10 (two before): its wrapper belongs here.
  */
 
 #endif /* _PSEM_COMPAT_H */
+
+/*
+ * Newer than the newest kernel psem is tested on: build, and say so once.
+ * Outside the include guard: psem_main.c includes this header a second
+ * time, and only that inclusion warns, so the message appears once per
+ * build of psem.ko rather than once per object.
+ */
+#if defined(_PSEM_COMPAT_WARN_NEWER) && LINUX_VERSION_CODE >= KERNEL_VERSION(7, 4, 0)
+#warning "psem: this kernel is newer than the newest tested kernel (7.3); building anyway"
+#endif
+#define _PSEM_COMPAT_WARN_NEWER

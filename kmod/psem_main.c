@@ -9,6 +9,7 @@
 #include <linux/module.h>
 
 #include "psem_internal.h"
+#include "psem_compat.h"	/* a second time: warns, once, on a kernel newer than 7.3 */
 
 static int __init psem_module_init(void)
 {

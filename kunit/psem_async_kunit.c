@@ -168,8 +168,7 @@ static void psem_test_async_hardirq(struct kunit *test)
 			-EINPROGRESS);
 	p->sem = sem;
 	p->n = 2;
-	hrtimer_init(&p->timer, CLOCK_MONOTONIC, mode);
-	p->timer.function = pat_irq_release;
+	hrtimer_setup(&p->timer, pat_irq_release, CLOCK_MONOTONIC, mode);
 	hrtimer_start(&p->timer, ns_to_ktime(1000), mode);
 	/* Pairs with the store in pat_irq_release(). */
 	KUNIT_EXPECT_TRUE(test, pkt_wait_for(smp_load_acquire(&p->fired)));

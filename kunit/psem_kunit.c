@@ -518,8 +518,7 @@ static bool pkt_in_irq(struct kunit *test, struct pkt_irq *p,
 		init_irq_work(&p->work, pkt_irq_work);
 		irq_work_queue(&p->work);
 	} else {
-		hrtimer_init(&p->timer, CLOCK_MONOTONIC, mode);
-		p->timer.function = pkt_irq_timer;
+		hrtimer_setup(&p->timer, pkt_irq_timer, CLOCK_MONOTONIC, mode);
 		hrtimer_start(&p->timer, ns_to_ktime(100 * NSEC_PER_USEC), mode);
 	}
 	/* Pairs with pkt_irq_run(). */
