@@ -11,6 +11,7 @@
 #include <linux/atomic.h>
 #include <linux/build_bug.h>
 #include <linux/compiler.h>
+#include <linux/irq_work.h>
 #include <linux/limits.h>
 #include <linux/lockdep.h>
 #include <linux/wait.h>
@@ -66,6 +67,10 @@ struct psem_async;
  * @leaving: waiters that were served while on their way to cancel their
  *         wait (a signal, a timeout), which still take @wq.lock once.
  *         Protected by @wq.lock.
+ * @parked: permits released where @wq.lock may not be taken (NMI, a
+ *         hard-only IRQ), which @defer hands over
+ * @defer: the irq_work that hands @parked over through the locked path,
+ *         from a context where @wq.lock may be taken
  * @capped: whether the psem was created with a capacity
  *
  * The fields are private to psem; use the functions below.
@@ -78,6 +83,8 @@ struct psem {
 	struct list_head	*calls;
 	struct psem_async	*calling;
 	unsigned int		leaving;
+	atomic_long_t		parked;
+	struct irq_work		defer;
 	bool			capped;
 };
 
@@ -144,6 +151,9 @@ struct psem_async {
 	psem_async_fn		fn;
 };
 
+/* The function of &psem.defer, for the static initialiser (private). */
+void __psem_defer_fn(struct irq_work *work);
+
 /* A negative count, or one over PSEM_MAX_PERMITS, does not compile. */
 #define __PSEM_COUNT_INIT(permits)					\
 	(BUILD_BUG_ON_ZERO((permits) < 0 || (permits) > PSEM_MAX_PERMITS) + \
@@ -158,6 +168,8 @@ struct psem_async {
 	.calls		= NULL,						\
 	.calling	= NULL,						\
 	.leaving	= 0,						\
+	.parked		= ATOMIC_LONG_INIT(0),				\
+	.defer		= IRQ_WORK_INIT(__psem_defer_fn),		\
 	.capped		= is_capped,					\
 }
 
@@ -237,6 +249,7 @@ int __must_check psem_acquire_timeout(struct psem *sem, long n, long timeout);
 int psem_release(struct psem *sem, long n);
 int psem_release_all_held(struct psem *sem, long n);
 long psem_available(const struct psem *sem);
+void psem_sync(struct psem *sem);
 long psem_drain(struct psem *sem, long up_to);
 int psem_reduce(struct psem *sem, long n);
 unsigned long psem_debt(struct psem *sem);

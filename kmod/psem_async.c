@@ -33,8 +33,10 @@
  * @aw:  the waiter, owned by the caller (embed it, e.g. in a request)
  * @fn:  called once with the outcome if @aw was queued
  *
- * Never sleeps; may be called wherever psem_release() may. If all @n
- * permits are available they are taken at once and @fn is not called.
+ * Never sleeps. If all @n permits are available they are taken at once,
+ * lock-free, and @fn is not called: that is possible in any context. A
+ * wait that must queue takes the queue lock, so not from NMI or a
+ * hard-only IRQ (Documentation/api.rst, "Contexts"): there it is refused.
  * Otherwise @aw takes what there is and is queued, FIFO with sleeping
  * waiters, for the rest: @fn then runs exactly once, with 0 when all @n are
  * assigned, or -ESHUTDOWN / -E2BIG when psem_close() or psem_resize() ended
@@ -46,7 +48,8 @@
  * Return: 0 if the permits were taken; -EINPROGRESS if @aw was queued;
  * -EINVAL (with a warning) if @n is out of range; -ESHUTDOWN if @sem is
  * closed (whatever @n); -E2BIG if @n exceeds its capacity. Only
- * -EINPROGRESS queues.
+ * -EINPROGRESS queues. -EPERM (with a warning) if it would have to queue
+ * from a context where the queue lock may not be taken.
  */
 int psem_acquire_async(struct psem *sem, long n, struct psem_async *aw,
 		       psem_async_fn fn)
@@ -62,6 +65,8 @@ int psem_acquire_async(struct psem *sem, long n, struct psem_async *aw,
 	atomic_set(&aw->w.state, PSEM_W_IDLE);
 	if (psem_take(sem, n))
 		return 0;
+	if (psem_refuse_context())
+		return -EPERM;
 
 	spin_lock_irqsave(&sem->wq.lock, flags);
 	ret = psem_refuse_wait(sem, n);
@@ -83,10 +88,11 @@ PSEM_EXPORT(psem_acquire_async);
 /**
  * psem_cancel_async - withdraw a queued asynchronous acquire
  * @sem: the semaphore @aw was queued on
- * @aw:  a waiter for which psem_acquire_async() returned -EINPROGRESS
+ * @aw:  a waiter given to psem_acquire_async()
  *
- * Never sleeps; may be called wherever psem_release() may, including from
- * another asynchronous waiter's callback.
+ * Never sleeps; takes the queue lock, so any context but NMI and hard-only
+ * IRQs (Documentation/api.rst, "Contexts"), including another asynchronous
+ * waiter's callback.
  *
  * Return: true if @aw was still queued: it is unlinked, the permits it was
  * partly assigned go back (FIFO), @fn will never run for this wait, and

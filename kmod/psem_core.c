@@ -87,6 +87,8 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 	sem->calls = NULL;
 	sem->calling = NULL;
 	sem->leaving = 0;
+	atomic_long_set(&sem->parked, 0);	/* unordered: not yet shared */
+	init_irq_work(&sem->defer, __psem_defer_fn);
 	sem->capped = false;
 }
 PSEM_EXPORT(__psem_init);
@@ -138,8 +140,12 @@ PSEM_EXPORT(psem_try_acquire);
  * Otherwise, or when the exchange loses a race, it takes the queue lock,
  * pays any debt, hands permits to the waiters in FIFO order, wakes those
  * it served once the lock is dropped, and adds what remains to the
- * balance. Never sleeps. Context: see Documentation/api.rst; on a kernel
- * without PREEMPT_RT any context, hard IRQ included.
+ * balance. Never sleeps. Any context, NMI included, on every kernel:
+ * where the queue lock may not be taken (NMI; a hard-only IRQ, such as a
+ * _HARD hrtimer, on PREEMPT_RT and under lockdep's PROVE_RAW_LOCK_NESTING)
+ * a release that needs it parks its permits and hands them over from an
+ * irq_work (Documentation/api.rst, "Contexts"); an overflow is then
+ * refused, with the warning, when the hand-off runs.
  *
  * Releases keep working on a closed psem, so that permits come home.
  *
@@ -304,14 +310,17 @@ PSEM_EXPORT(psem_acquire_timeout);
  * psem_available - the permits that could be taken without waiting now
  * @sem: the semaphore
  *
- * A snapshot: it may be stale by the time the caller looks at it.
+ * A snapshot: it may be stale by the time the caller looks at it. It
+ * counts permits a release parked for a deferred hand-off (from NMI or a
+ * hard-only IRQ), which are on their way to the balance or a waiter.
  *
  * Return: the balance, 0..PSEM_MAX_PERMITS.
  */
 long psem_available(const struct psem *sem)
 {
 	/* Relaxed: a snapshot that orders nothing. */
-	return psem_word_balance(atomic_long_read(&sem->count));
+	return psem_word_balance(atomic_long_read(&sem->count)) +
+	       atomic_long_read(&sem->parked);
 }
 PSEM_EXPORT(psem_available);
 
@@ -357,11 +366,12 @@ PSEM_EXPORT(psem_drain);
  * taken now; what is missing becomes a debt, queued ahead of every waiter,
  * that later releases pay before anybody is served. A debt sets
  * PSEM_WAITERS, so releases take the locked path until it is paid.
- * Context: as psem_release().
+ * Context: any but NMI and hard-only IRQs, where it is refused.
  *
  * Return: 0; -EINVAL if @n is out of range or @sem has a capacity (use
- * psem_resize()); -EOVERFLOW if the debt would exceed PSEM_MAX_PERMITS.
- * All warn and change nothing.
+ * psem_resize()); -EOVERFLOW if the debt would exceed PSEM_MAX_PERMITS;
+ * -EPERM from a context where the queue lock may not be taken. All warn
+ * and change nothing.
  */
 int psem_reduce(struct psem *sem, long n)
 {
@@ -374,6 +384,8 @@ int psem_reduce(struct psem *sem, long n)
 		return psem_bad_count(__func__, n, _RET_IP_);
 	if (sem->capped && psem_refuse("reduce of a psem with a capacity; use psem_resize()\n"))
 		return -EINVAL;
+	if (psem_refuse_context())
+		return -EPERM;
 	spin_lock_irqsave(&sem->wq.lock, flags);
 	/* The debt a reduce may add is bounded by what it asks for. */
 	if (sem->debt > PSEM_MAX_PERMITS - n &&

@@ -59,6 +59,7 @@ const char *const psem_stat_names[PSEM_NR_STATS] = {
 	[PSEM_STAT_SLEEP]		= "sleep",
 	[PSEM_STAT_HANDOFF]		= "handoff",
 	[PSEM_STAT_CANCEL]		= "cancel",
+	[PSEM_STAT_DEFERRED]		= "deferred",
 	[PSEM_STAT_WARN]		= "refused",
 };
 PSEM_EXPORT_KNOBS(psem_stat_names);

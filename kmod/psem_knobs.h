@@ -19,6 +19,8 @@
  * @PSEM_STAT_SLEEP:         a waiter that went to sleep
  * @PSEM_STAT_HANDOFF:       a waiter fully served by a release
  * @PSEM_STAT_CANCEL:        a waiter that gave up (signal or timeout)
+ * @PSEM_STAT_DEFERRED:      a locked release parked for its irq_work (made
+ *                           where the queue lock may not be taken)
  * @PSEM_STAT_WARN:          a refused call (bad argument, overflow)
  * @PSEM_NR_STATS:           the number of counters
  */
@@ -31,6 +33,7 @@ enum psem_stat {
 	PSEM_STAT_SLEEP,
 	PSEM_STAT_HANDOFF,
 	PSEM_STAT_CANCEL,
+	PSEM_STAT_DEFERRED,
 	PSEM_STAT_WARN,
 	PSEM_NR_STATS,
 };

@@ -53,10 +53,11 @@ static long psem_retarget(struct psem *sem, long capacity,
  * the rest as a debt that returning permits pay before any waiter. Waiters
  * that asked for more than the new capacity fail with -E2BIG and their
  * partial grants go back. A quiesce in progress now waits for the new
- * capacity. Never sleeps; callable wherever psem_release() is.
+ * capacity. Never sleeps; callable in any context but NMI and hard-only IRQs.
  *
- * Return: 0, or -EINVAL (with a warning, changing nothing) if @sem has no
- * capacity or @capacity is out of range.
+ * Return: 0; -EINVAL (with a warning, changing nothing) if @sem has no
+ * capacity or @capacity is out of range; -EPERM (likewise) from a context
+ * where the queue lock may not be taken (NMI, a hard-only IRQ).
  */
 int psem_resize(struct psem *sem, long capacity)
 {
@@ -66,6 +67,8 @@ int psem_resize(struct psem *sem, long capacity)
 
 	if (!sem->capped && psem_refuse("resize of a psem without a capacity\n"))
 		return -EINVAL;
+	if (psem_refuse_context())
+		return -EPERM;
 	if ((unsigned long)capacity > PSEM_MAX_PERMITS &&
 	    psem_refuse("resize to capacity %ld out of range\n", capacity))
 		return -EINVAL;
@@ -107,9 +110,11 @@ PSEM_EXPORT(psem_resize);
  * or, if another path is calling back on @sem already, from that one. Until psem_reopen(), every acquire returns -ESHUTDOWN and every
  * try fails, even with permits available. Releases keep working, so that
  * permits come home; a quiesce is not failed. Never sleeps; callable
- * wherever psem_release() is.
+ * in any context but NMI and hard-only IRQs.
  *
- * Return: 0, or -EALREADY if @sem was closed already.
+ * Return: 0, -EALREADY if @sem was closed already, or -EPERM (with a
+ * warning, changing nothing) from a context where the queue lock may not
+ * be taken (NMI, a hard-only IRQ).
  */
 int psem_close(struct psem *sem)
 {
@@ -119,6 +124,8 @@ int psem_close(struct psem *sem)
 	long back = 0;
 	int ret = 0;
 
+	if (psem_refuse_context())
+		return -EPERM;
 	spin_lock_irqsave(&sem->wq.lock, flags);
 	/*
 	 * Relaxed RMW: "closed" publishes no data; a task that reads it
@@ -144,15 +151,17 @@ PSEM_EXPORT(psem_close);
  * psem_reopen - let acquirers in again after psem_close()
  * @sem: the semaphore
  *
- * Never sleeps; callable wherever psem_release() is.
+ * Never sleeps; callable in any context but NMI and hard-only IRQs.
  *
- * Return: 0, or -EALREADY if @sem was not closed.
+ * Return: 0, -EALREADY if @sem was not closed, or -EPERM as psem_close().
  */
 int psem_reopen(struct psem *sem)
 {
 	unsigned long flags;
 	int ret = 0;
 
+	if (psem_refuse_context())
+		return -EPERM;
 	spin_lock_irqsave(&sem->wq.lock, flags);
 	/* Relaxed RMW: as in psem_close(). */
 	if (atomic_long_fetch_andnot_relaxed(PSEM_CLOSED, &sem->count) >= 0)
@@ -213,7 +222,7 @@ give_back:
 	if (w.n)
 		__psem_release_locked(sem, w.n, ip);
 	/* Last: nothing queued before it may touch @sem once it returns. */
-	psem_settle(sem);
+	psem_sync(sem);
 	return 0;
 }
 

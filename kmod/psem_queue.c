@@ -18,6 +18,8 @@
  * &psem.calls until it is done; psem_settle() waits for both.
  */
 
+#include <linux/export.h>
+#include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
 #include <linux/sched.h>
@@ -223,7 +225,7 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 	return 0;
 }
 
-int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
+static int psem_release_now(struct psem *sem, long n, unsigned long ip)
 {
 	PSEM_WAKE(wake);
 	unsigned long flags;
@@ -236,6 +238,58 @@ int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	psem_wake_served(sem, &wake);
 	return ret;
+}
+
+/*
+ * A release that needs the queue lock where it may not be taken: parks
+ * @n in &sem->parked and queues &sem->defer, which is NMI-safe, to hand
+ * them over as a locked release would, debt first and then FIFO. A count
+ * over the capacity can never be right, and is refused now; the rest of
+ * the overflow check is the hand-off's.
+ */
+static int psem_park(struct psem *sem, long n, unsigned long ip)
+{
+	if (n > psem_capacity(sem)) {
+		psem_refuse_ip(ip, "release of %ld exceeds capacity %ld\n",
+			       n, psem_capacity(sem));
+		return -EOVERFLOW;
+	}
+	psem_stat(PSEM_STAT_DEFERRED);
+	/*
+	 * RELEASE: orders the caller's critical section before the permits
+	 * reach the hand-off; pairs with the fully ordered xchg in
+	 * __psem_defer_fn(), whose locked release passes it on (RMW _release
+	 * to a taker, ->done to a waiter). irq_work_queue() runs the work at
+	 * least once after its claim, so a pending one sees this addition.
+	 */
+	atomic_long_add_return_release(n, &sem->parked);
+	irq_work_queue(&sem->defer);
+	return 0;
+}
+
+/*
+ * &psem.defer: runs where the queue lock may be taken (an irq_work without
+ * IRQ_WORK_HARD_IRQ: the irq_work interrupt, which lockdep counts as
+ * threadable, on !PREEMPT_RT; the irq_work thread on PREEMPT_RT), and
+ * hands the parked permits over. An asynchronous callback whose grant
+ * comes from here runs here.
+ */
+void __psem_defer_fn(struct irq_work *work)
+{
+	struct psem *sem = container_of(work, struct psem, defer);
+	/* Fully ordered, so ACQUIRE: pairs with the RELEASE in psem_park(). */
+	long n = atomic_long_xchg(&sem->parked, 0);
+
+	if (n)
+		psem_release_now(sem, n, _THIS_IP_);
+}
+PSEM_EXPORT(__psem_defer_fn);
+
+int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
+{
+	if (unlikely(psem_lock_forbidden()))
+		return psem_park(sem, n, ip);
+	return psem_release_now(sem, n, ip);
 }
 
 /*
@@ -342,11 +396,32 @@ static bool psem_settled(struct psem *sem)
  * Finding them gone under the lock also waits out their last unlock.
  * Process context.
  */
-void psem_settle(struct psem *sem)
+static void psem_settle(struct psem *sem)
 {
 	might_sleep();
 	wait_var_event(&sem->leaving, psem_settled(sem));
 }
+
+/**
+ * psem_sync - wait until psem has let go of a psem
+ * @sem: the semaphore
+ *
+ * Waits until no deferred hand-off of @sem is queued or running (a release
+ * from NMI or a hard-only IRQ parks its permits for an irq_work), no path
+ * is calling back its asynchronous waiters, and no task served on its way
+ * to cancel still has to take its queue lock. psem_quiesce() ends with it;
+ * for a psem without a capacity, call it after the last release and before
+ * freeing the psem or unloading the module it lives in. Releases made
+ * after it began may be missed. Process context; sleeps.
+ */
+void psem_sync(struct psem *sem)
+{
+	might_sleep();
+	/* The hand-off may serve waiters and start callbacks: first. */
+	irq_work_sync(&sem->defer);
+	psem_settle(sem);
+}
+PSEM_EXPORT(psem_sync);
 
 /*
  * A waiter that left the queue, but whose ->done is not published yet,

@@ -8,7 +8,10 @@
 #ifndef _PSEM_QUEUE_H
 #define _PSEM_QUEUE_H
 
+#include <linux/hardirq.h>
 #include <linux/list.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
 
 #include "psem_word.h"
 
@@ -43,6 +46,39 @@ struct psem_wake {
 		.calls = LIST_HEAD_INIT((name).calls),			\
 	}
 
+/*
+ * Whether the queue lock, a spinlock_t, may not be taken here. NMI: never
+ * on any kernel. PREEMPT_RT: spinlock_t sleeps, so not in hard IRQ (only
+ * hard-only contexts are hard IRQ there: _HARD hrtimers, IRQF_NO_THREAD
+ * handlers, hard irq_work) nor where preemption or interrupts are off.
+ * !PREEMPT_RT with PROVE_RAW_LOCK_NESTING: lockdep applies RT's rule, and
+ * its task_wait_context() calls a hard IRQ "hard" (LD_WAIT_SPIN) unless
+ * it would be threaded on RT (hardirq_threaded: a threadable handler;
+ * irq_config: a soft hrtimer or irq_work); this is that test. Otherwise a
+ * spinlock_t is a raw spinlock, legal in any IRQ. Documentation/design.rst,
+ * "Releases from every context", argues it.
+ */
+static __always_inline bool psem_lock_forbidden(void)
+{
+	if (in_nmi())
+		return true;
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return in_hardirq() || !preemptible();
+#ifdef CONFIG_PROVE_RAW_LOCK_NESTING
+	return lockdep_hardirq_context() && !current->hardirq_threaded &&
+	       !current->irq_config;
+#else
+	return false;
+#endif
+}
+
+/*
+ * Refuses, from such a context, a call that must take the queue lock
+ * and cannot defer (close, reopen, resize, reduce, an asynchronous
+ * acquire that would queue).
+ */
+#define psem_refuse_context()							(unlikely(psem_lock_forbidden()) &&					 psem_refuse("%s: the queue lock may not be taken here (NMI, hard-only IRQ)\n", 		     __func__))
+
 /* Under the queue lock. */
 int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 		    unsigned long ip);
@@ -58,7 +94,6 @@ int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
 /* Without it. */
 void psem_wake_served(struct psem *sem, struct psem_wake *wake);
 bool psem_cancel(struct psem *sem, struct psem_waiter *w);
-void psem_settle(struct psem *sem);
 int __psem_release_locked(struct psem *sem, long n, unsigned long ip);
 #define psem_release_locked(sem, n) __psem_release_locked(sem, n, _RET_IP_)
 int psem_acquire_slow(struct psem *sem, long n, unsigned int state,
