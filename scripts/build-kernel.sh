@@ -2,17 +2,27 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build a psem test kernel from a Debian linux-source-X.Y package.
 #
-#   scripts/build-kernel.sh debug|kcsan|rt
+#   scripts/build-kernel.sh FLAVOUR    debug, rt, debug-7.3, kcsan-7.3, ...
+#                                  (kunit/FLAVOUR.config)
 #   scripts/build-kernel.sh --source [FLAVOUR|linux-source-X.Y]
 #                                  only extract; print the source tree
 #                                  (default linux-source-6.1)
 #   scripts/build-kernel.sh --name FLAVOUR
 #                                  print the flavour's name with its kernel
-#                                  series, e.g. rt-6.12 (extracts nothing)
+#                                  series, e.g. rt-6.12 (extracts nothing;
+#                                  a flavour named with its series, such as
+#                                  debug-7.3, is printed as it is)
+#   scripts/build-kernel.sh --stock UNAME
+#                                  a module tree for Debian's stock image
+#                                  UNAME (e.g. 7.3.4+deb13-amd64), from its
+#                                  series' source, the image's config and
+#                                  Module.symvers (scripts/fetch-7x.sh)
 #
 # Which source package a flavour uses is named in its fragment,
 # kunit/FLAVOUR.config, by a line "# psem-source: linux-source-X.Y" (default
-# linux-source-6.1): debug and kcsan are 6.1, rt (PREEMPT_RT) is 6.12.
+# linux-source-6.1): debug is 6.1, rt (PREEMPT_RT) is 6.12, debug-7.3 and
+# kcsan-7.3 are 7.3. A source package that is not installed is taken from
+# where scripts/fetch-7x.sh unpacked it.
 # The tree is extracted once per package version and the build is cached
 # outside the repository under $PSEM_CACHE (default /var/cache/psem), keyed
 # by the source package's name and version and the content of the config
@@ -20,11 +30,12 @@
 # (usable as KDIR) on stdout.
 set -euo pipefail
 
-usage="usage: build-kernel.sh debug|kcsan|rt | --source [FLAVOUR|PACKAGE] | --name FLAVOUR"
+usage="usage: build-kernel.sh FLAVOUR | --source [FLAVOUR|PACKAGE] | --name FLAVOUR | --stock UNAME"
 mode=build
 case ${1:-} in
 --source) mode=source; shift ;;
 --name) mode=name; shift ;;
+--stock) mode=stock; shift ;;
 '') echo "$usage" >&2; exit 2 ;;
 esac
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,9 +44,21 @@ cache=${PSEM_CACHE:-/var/cache/psem}
 # The source package: given, named by the flavour's fragment, or 6.1.
 flavour=${1:-}
 pkg=linux-source-6.1
-case $flavour in
-linux-source-*) pkg=$flavour flavour= ;;
-'') [ $mode = source ] || { echo "$usage" >&2; exit 2; } ;;
+case $mode:$flavour in
+stock:?*)
+	# A stock image's release, e.g. 7.3.4+deb13-amd64: its series'
+	# source, its config and Module.symvers from scripts/fetch-7x.sh.
+	stock=$flavour flavour=stock-$flavour
+	pkg=linux-source-$(sed -n 's/^\([0-9]*\.[0-9]*\)\..*/\1/p' <<<"$stock")
+	stock_config=$cache/pkg/linux-base-$stock/usr/lib/modules/$stock/config
+	stock_symvers=$cache/pkg/linux-headers-$stock/usr/src/linux-headers-$stock/Module.symvers
+	for f in "$stock_config" "$stock_symvers"; do
+		[ -f "$f" ] || { echo "build-kernel: $f missing; run scripts/setup.sh" >&2; exit 2; }
+	done
+	frags=("$stock_config")
+	;;
+*:linux-source-*) pkg=$flavour flavour= ;;
+*:) [ $mode = source ] || { echo "$usage" >&2; exit 2; } ;;
 *)
 	frags=("$top/kunit/base.config" "$top/kunit/$flavour.config")
 	[ -f "${frags[1]}" ] || { echo "build-kernel: no fragment ${frags[1]}" >&2; exit 2; }
@@ -45,13 +68,25 @@ linux-source-*) pkg=$flavour flavour= ;;
 esac
 series=${pkg#linux-source-}
 if [ $mode = name ]; then
-	echo "$flavour-$series"
+	case $flavour in
+	*-"$series") echo "$flavour" ;;	# debug-7.3: named with its series
+	*) echo "$flavour-$series" ;;
+	esac
 	exit 0
 fi
 
+# Installed (bookworm's 6.1 and 6.12), or unpacked by scripts/fetch-7x.sh
+# from a newer suite (7.2, 7.3) without installing it.
 tarball=/usr/src/$pkg.tar.xz
-[ -f "$tarball" ] || { echo "build-kernel: $tarball missing; run scripts/setup.sh" >&2; exit 2; }
-srcver=$(dpkg-query -W -f='${Version}' "$pkg")
+if [ -f "$tarball" ]; then
+	srcver=$(dpkg-query -W -f='${Version}' "$pkg")
+elif [ -f "$cache/pkg/$pkg/usr/src/$pkg.tar.xz" ]; then
+	tarball=$cache/pkg/$pkg/usr/src/$pkg.tar.xz
+	srcver=$(cat "$cache/pkg/$pkg/.psem-version")
+else
+	echo "build-kernel: $tarball missing; run scripts/setup.sh" >&2
+	exit 2
+fi
 src=$cache/src/$pkg-$srcver
 mkdir -p "$cache"
 (
@@ -82,11 +117,38 @@ if [ -f "$out/.psem-built" ]; then
 	echo "$out"
 	exit 0
 fi
+mk() { make -C "$src" O="$out" -s "$@"; }
+
+# A stock image's module tree: its series' source configured with the
+# image's own config and release, modules_prepare (with this machine's gcc
+# 12, which builds the kbuild tools against this machine's glibc), and the
+# image's Module.symvers. Debian has MODVERSIONS off since 6.18, so the
+# vermagic, which this reproduces, is what the kernel checks.
+if [ $mode = stock ]; then
+	echo "build-kernel: preparing a module tree for the stock $stock ($pkg $srcver) in $out" >&2
+	t0=$SECONDS
+	rm -rf "$out" && mkdir -p "$out"
+	cp "$stock_config" "$out/.config"
+	base=$(make -s -C "$src" kernelversion)
+	# Bookworm's pahole is older than module BTF needs (olddefconfig
+	# would drop it too; said here so that the reason is written down).
+	"$src/scripts/config" --file "$out/.config" --set-str LOCALVERSION "${stock#"$base"}" \
+		--disable LOCALVERSION_AUTO --disable DEBUG_INFO_BTF
+	mk olddefconfig >&2
+	mk -j"$(nproc)" modules_prepare >&2
+	rel=$(cat "$out/include/config/kernel.release")
+	[ "$rel" = "$stock" ] ||
+		{ echo "build-kernel: the tree's release is $rel, not $stock" >&2; exit 1; }
+	cp "$stock_symvers" "$out/Module.symvers"
+	touch "$out/.psem-built"
+	echo "build-kernel: prepared the $stock tree in $((SECONDS - t0))s" >&2
+	echo "$out"
+	exit 0
+fi
 
 echo "build-kernel: building the $flavour kernel ($pkg $srcver) in $out (several minutes)" >&2
 t0=$SECONDS
 rm -rf "$out" && mkdir -p "$out"
-mk() { make -C "$src" O="$out" -s "$@"; }
 mk tinyconfig >&2
 "$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
 mk olddefconfig >&2

@@ -4,8 +4,9 @@
 #
 #   1. scripts/setup.sh, scripts/lint.sh, then the spin model
 #      (scripts/check-model.sh);
-#   2. for the test kernels, debug-6.1 (lockdep, KASAN), kcsan-6.1 and
-#      rt-6.12 (PREEMPT_RT, lockdep, KASAN): build the kernel (cached) and
+#   2. for the test kernels, debug-6.1 (lockdep, KASAN), rt-6.12
+#      (PREEMPT_RT, lockdep, KASAN), debug-7.3 (lockdep, KASAN) and
+#      kcsan-7.3: build the kernel (cached) and
 #      the modules, boot it in QEMU, load psem.ko, every kunit/*.ko and the
 #      example consumer, flip the debugfs switches, unload; parse the KTAP
 #      the KUnit modules logged with the kernel's kunit.py;
@@ -26,7 +27,7 @@
 # the run. The last line is "N passed, F failed": N KUnit tests passed over
 # all test kernels, F failed or crashed tests plus failed steps.
 #
-# Environment: PSEM_CHECK_KERNELS (default "debug kcsan rt"),
+# Environment: PSEM_CHECK_KERNELS (default "debug rt debug-7.3 kcsan-7.3"),
 # PSEM_CHECK_STOCK=0 to skip the stock kernels (PSEM_CHECK_STOCK_KERNELS:
 # a list of kernel versions instead of all), PSEM_CHECK_DKMS=0 to skip
 # DKMS, PSEM_CHECK_TSAN=0 to skip check-tsan.sh, PSEM_CHECK_LINT=0 to skip lint,
@@ -266,7 +267,7 @@ torture_done() {
 	done
 }
 
-kernels=${PSEM_CHECK_KERNELS-debug kcsan rt}	# set and empty: none
+kernels=${PSEM_CHECK_KERNELS-debug rt debug-7.3 kcsan-7.3}	# set and empty: none
 [ -n "${kernels// /}" ] || torture_on=0
 if [ $torture_on = 1 ]; then
 	rm -rf "$torture_dir" && mkdir -p "$torture_dir"

@@ -11,6 +11,7 @@
 #                                   -rt-amd64 from the security suite, which
 #                                   has no meta-package for them: the newest
 #                                   N that apt-cache lists is chosen)
+#   7.3 amd64 and 7.3 rt-amd64     (unpacked, not installed: see below)
 # The package lists are refreshed (apt-get update) when something is missing
 # and otherwise once a day, so that a newer 6.12 release is picked up.
 # PSEM_SETUP_REFRESH=0 never refreshes when nothing is missing.
@@ -38,6 +39,12 @@ newest_612() {
 	[ -n "$v" ] || return 1
 	echo "linux-image-$v-$1 linux-headers-$v-$1"
 }
+
+# Linux 7.3 (source, and the stock 7.3.N+deb13 images with their headers),
+# linux-source-7.2, and sid's herdtools7, sparse and glibc: from newer
+# suites, through a private apt configuration, unpacked under the cache and
+# never installed (scripts/fetch-7x.sh).
+bash "$(dirname "$0")/fetch-7x.sh"
 
 missing=()
 for p in "${pkgs[@]}"; do

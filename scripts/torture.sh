@@ -31,7 +31,7 @@
 #   PSEM_TORTURE_THREADS     nthreads_per_cpu (default 2)
 #   PSEM_TORTURE_HOTPLUG     0 to keep all CPUs online (default 1)
 #   PSEM_TORTURE_ARGS        more module parameters for the normal run
-#   PSEM_TORTURE_KERNELS     flavours without KDIR (default "debug kcsan")
+#   PSEM_TORTURE_KERNELS     flavours without KDIR (default "debug kcsan-7.3")
 #   PSEM_TORTURE_LIVE        seconds of the live-flip torture (default
 #                            DURATION / 3, at least 10; 0 skips that boot)
 #   PSEM_TORTURE_FLIP_MS     a switch flip every N ms there (default 20)
@@ -309,7 +309,7 @@ if [ -n "$kdir_arg" ]; then
 	torture_kernel "$(basename "$kdir")" "$kdir" "${kernel_arg:-$kdir/arch/x86/boot/bzImage}" ||
 		failed+=("$(basename "$kdir")")
 else
-	for flavour in ${PSEM_TORTURE_KERNELS:-debug kcsan}; do
+	for flavour in ${PSEM_TORTURE_KERNELS:-debug kcsan-7.3}; do
 		if ! kdir=$("$top/scripts/build-kernel.sh" "$flavour"); then
 			failed+=("$flavour (kernel build)")
 			continue
