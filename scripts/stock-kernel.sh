@@ -11,7 +11,8 @@
 #                                    eval "$(scripts/stock-kernel.sh)".
 #   scripts/stock-kernel.sh --all    one line "<ver> <kernel> <kdir>" per kind
 #                                    (6.1 amd64, 6.1 rt-amd64, 6.12 amd64,
-#                                    6.12 rt-amd64, ...): the newest installed
+#                                    6.12 rt-amd64, 7.3 amd64, 7.3 rt-amd64,
+#                                    ...): the newest installed (or unpacked)
 #                                    version of each series and flavour that
 #                                    has both an image and a headers tree,
 #                                    oldest series first.
@@ -51,6 +52,23 @@ while read -r ver; do
 	kdir=$(kdir_of "$ver") || continue
 	all+=("$ver $(kind_of "$ver") /boot/vmlinuz-$ver $kdir")
 done < <(find /boot -maxdepth 1 -name 'vmlinuz-*' -printf '%f\n' | sed 's/^vmlinuz-//' | sort -rV)
+# From 6.19 the image is in linux-binary-<ver> and, from 7.2.13 and 7.3.4,
+# at /usr/lib/modules/<ver>/vmlinuz rather than in /boot: installed there,
+# or unpacked under the cache by scripts/fetch-7x.sh (the 7.3 images),
+# whose module tree scripts/build-kernel.sh --stock prepares (once; cached).
+cache=${PSEM_CACHE:-/var/cache/psem}
+while read -r img; do
+	[ -n "$img" ] || continue
+	ver=$(basename "$(dirname "$img")")
+	case " ${all[*]} " in *" $ver "*) continue ;; esac	# found in /boot
+	if ! kdir=$(kdir_of "$ver"); then
+		[ -f "$cache/pkg/linux-headers-$ver/usr/src/linux-headers-$ver/Module.symvers" ] ||
+			continue
+		kdir=$("$(dirname "$0")/build-kernel.sh" --stock "$ver") || continue
+	fi
+	all+=("$ver $(kind_of "$ver") $img $kdir")
+done < <(find /usr/lib/modules "$cache"/pkg/linux-binary-*/usr/lib/modules \
+	      -mindepth 2 -maxdepth 2 -name vmlinuz 2>/dev/null | sort -rV)
 if [ ${#all[@]} -eq 0 ]; then
 	echo "stock-kernel: no kernel in /boot with a matching headers tree;" \
 	     "run scripts/setup.sh" >&2
