@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for releases from contexts where the queue lock, a
+ * spinlock_t, may not be taken: hard-only interrupts (a _HARD hrtimer, a
+ * hard irq_work) on every kernel, as lockdep's PROVE_RAW_LOCK_NESTING and
+ * PREEMPT_RT see them.
+ *
+ *   psem_context  a release that must hand permits to a waiter, from a
+ *                 _HARD hrtimer and from a hard irq_work: the waiter is
+ *                 served through the deferred hand-off, exactly, and
+ *                 lockdep reports nothing; a lock-free release there
+ *                 defers nothing; a rwlock write trylock and unlock in
+ *                 one hard-only interrupt with a reader queued meanwhile;
+ *                 the calls that cannot defer refuse such a context
+ *
+ * NMI, the other such context, is not reachable from a test here (QEMU's
+ * TCG guests give no perf NMI); the userspace harness covers its path.
+ */
+
+#include <kunit/test.h>
+#include <linux/cpumask.h>
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/module.h>
+
+#include "psem.h"
+#include "psem_knobs.h"
+#include "psem_rwlock.h"
+#include "psem_test.h"
+
+/*
+ * Whether psem defers a locked release from a hard-only interrupt on this
+ * kernel (kmod/psem_queue.h, psem_lock_forbidden()).
+ */
+static bool pct_defers(void)
+{
+	return IS_ENABLED(CONFIG_PREEMPT_RT) ||
+	       IS_ENABLED(CONFIG_PROVE_RAW_LOCK_NESTING);
+}
+
+/* A hard-only interrupt that runs @fn once: a _HARD hrtimer or a hard irq_work. */
+struct pct_irq {
+	struct hrtimer	timer;
+	struct irq_work	work;
+	struct psem	*sem;
+	struct psem_rwlock *lock;
+	long		n;
+	int		ret;
+	int		ret2;
+	bool		hard;		/* in_hardirq() when it ran */
+	bool		fired;		/* release-published */
+	void		(*fn)(struct pct_irq *p);
+};
+
+static void pct_fire(struct pct_irq *p)
+{
+	p->hard = in_hardirq();
+	p->fn(p);
+	smp_store_release(&p->fired, true);	/* pairs with pct_wait() */
+}
+
+static enum hrtimer_restart pct_timer_fn(struct hrtimer *timer)
+{
+	pct_fire(container_of(timer, struct pct_irq, timer));
+	return HRTIMER_NORESTART;
+}
+
+static void pct_work_fn(struct irq_work *work)
+{
+	pct_fire(container_of(work, struct pct_irq, work));
+}
+
+static bool pct_wait(struct pct_irq *p)
+{
+	/* Pairs with pct_fire(). */
+	return pkt_wait_for(smp_load_acquire(&p->fired));
+}
+
+static struct pct_irq *pct_irq(struct kunit *test, struct psem *sem, long n,
+			       void (*fn)(struct pct_irq *p))
+{
+	struct pct_irq *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->sem = sem;
+	p->n = n;
+	p->fn = fn;
+	hrtimer_setup(&p->timer, pct_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_HARD);
+	p->work = IRQ_WORK_INIT_HARD(pct_work_fn);
+	return p;
+}
+
+static void pct_start_timer(struct pct_irq *p)
+{
+	hrtimer_start(&p->timer, ns_to_ktime(1000), HRTIMER_MODE_REL_HARD);
+}
+
+static void pct_release(struct pct_irq *p)
+{
+	p->ret = psem_release(p->sem, p->n);
+}
+
+/*
+ * A task waits for 2; a _HARD hrtimer releases 2. The release must hand
+ * them over, which needs the queue lock: it defers to the irq_work, which
+ * serves the waiter. Before the deferral lockdep printed "BUG: Invalid
+ * wait context" here (make check fails on any such report).
+ */
+static void psem_test_release_hard_timer(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 0);
+	struct pct_irq *p = pct_irq(test, sem, 2, pct_release);
+	struct pkt_thread *w;
+
+	pkt_stats_start();
+	w = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 2, 1);
+	pct_start_timer(p);
+	KUNIT_ASSERT_TRUE(test, pct_wait(p));
+	hrtimer_cancel(&p->timer);
+	KUNIT_EXPECT_TRUE(test, p->hard);
+	KUNIT_EXPECT_EQ(test, p->ret, 0);
+	PKT_EXPECT_RETURNS(test, w, 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_DEFERRED, pct_defers() ? 1 : 0);
+	psem_sync(sem);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
+	PKT_EXPECT_IDLE(test, sem, 2);
+}
+
+/* The same from a hard irq_work (IRQ_WORK_INIT_HARD). */
+static void psem_test_release_hard_irq_work(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 0);
+	struct pct_irq *p = pct_irq(test, sem, 1, pct_release);
+	struct pkt_thread *w;
+
+	pkt_stats_start();
+	w = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 1, 1);
+	KUNIT_ASSERT_TRUE(test, irq_work_queue(&p->work));
+	KUNIT_ASSERT_TRUE(test, pct_wait(p));
+	irq_work_sync(&p->work);
+	KUNIT_EXPECT_EQ(test, p->ret, 0);
+	PKT_EXPECT_RETURNS(test, w, 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_DEFERRED, pct_defers() ? 1 : 0);
+	psem_sync(sem);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PKT_EXPECT_IDLE(test, sem, 1);
+}
+
+/*
+ * Nobody waits: the release is one lock-free exchange, legal anywhere, and
+ * defers nothing.
+ */
+static void psem_test_release_hard_lock_free(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 1);
+	struct pct_irq *p = pct_irq(test, sem, 3, pct_release);
+
+	pkt_stats_start();
+	pct_start_timer(p);
+	KUNIT_ASSERT_TRUE(test, pct_wait(p));
+	hrtimer_cancel(&p->timer);
+	KUNIT_EXPECT_EQ(test, p->ret, 0);
+	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 1);
+	PKT_EXPECT_STAT(test, PSEM_STAT_DEFERRED, 0);
+	PKT_EXPECT_IDLE(test, sem, 4);
+}
+
+/*
+ * Many hard releases racing a waiter that keeps coming back: every permit
+ * arrives exactly once, whether lock-free, locked or deferred.
+ */
+static void psem_test_release_hard_many(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 0);
+	struct pct_irq *p = pct_irq(test, sem, 1, pct_release);
+	const struct pkt_thread tmpl = {
+		.fn = pkt_waiter_fn, .sem = sem, .n = 1, .op = PKT_ACQUIRE,
+	};
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		struct pkt_thread *w = pkt_spawn(test, &tmpl, -1);
+
+		WRITE_ONCE(p->fired, false);
+		pct_start_timer(p);
+		KUNIT_ASSERT_TRUE(test, pct_wait(p));
+		hrtimer_cancel(&p->timer);
+		KUNIT_EXPECT_EQ(test, p->ret, 0);
+		PKT_EXPECT_RETURNS(test, w, 0);
+		pkt_reap(test, w);
+	}
+	psem_sync(sem);
+	PKT_EXPECT_IDLE(test, sem, 0);
+}
+
+static void pct_write_trylock_unlock(struct pct_irq *p)
+{
+	unsigned long end = jiffies + 2 * HZ;
+
+	p->ret = psem_write_trylock(p->lock);
+	if (!p->ret)
+		return;
+	/* A reader on another CPU queues behind the writer meanwhile. */
+	while (!(atomic_long_read(&p->lock->sem.count) & PSEM_WAITERS) &&
+	       time_before(jiffies, end))
+		cpu_relax();
+	p->ret2 = !!(atomic_long_read(&p->lock->sem.count) & PSEM_WAITERS);
+	psem_write_unlock(p->lock);
+}
+
+static int pct_reader_fn(struct pkt_thread *t)
+{
+	struct psem_rwlock *lock = t->arg;
+
+	psem_read_lock(lock);
+	psem_read_unlock(lock);
+	return 0;
+}
+
+/*
+ * The rwlock's trylocks are legal in a hard-only interrupt; so is the
+ * unlock, even when a reader has queued meanwhile and the unlock must hand
+ * it the lock: it defers that hand-off.
+ */
+static void psem_test_rwlock_hard(struct kunit *test)
+{
+	struct psem_rwlock *lock = kunit_kzalloc(test, sizeof(*lock), GFP_KERNEL);
+	struct pkt_thread tmpl = { .fn = pct_reader_fn };
+	struct pct_irq *p;
+	struct pkt_thread *r;
+	int cpu, other;
+
+	KUNIT_ASSERT_NOT_NULL(test, lock);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs: the reader queues during the interrupt");
+	psem_rwlock_init(lock);
+	p = pct_irq(test, &lock->sem, 0, pct_write_trylock_unlock);
+	p->lock = lock;
+	tmpl.arg = lock;
+	cpu = get_cpu();
+	other = cpumask_any_but(cpu_online_mask, cpu);
+	put_cpu();
+	r = pkt_spawn(test, &tmpl, other);
+	/* The timer fires on this CPU while the reader runs on the other. */
+	pct_start_timer(p);
+	KUNIT_ASSERT_TRUE(test, pct_wait(p));
+	hrtimer_cancel(&p->timer);
+	KUNIT_EXPECT_EQ(test, p->ret, 1);
+	PKT_EXPECT_RETURNS(test, r, 0);
+	psem_sync(&lock->sem);
+	kunit_info(test, "the reader had queued during the interrupt: %d\n",
+		   p->ret2);
+	KUNIT_EXPECT_TRUE(test, psem_write_trylock(lock));
+	psem_write_unlock(lock);
+}
+
+static void pct_close(struct pct_irq *p)
+{
+	p->ret = psem_close(p->sem);
+	p->ret2 = psem_resize(p->sem, 1);
+}
+
+/*
+ * psem_close() and psem_resize() take the queue lock and cannot defer:
+ * where it may not be taken they refuse with -EPERM, changing nothing.
+ */
+static void psem_test_refuse_hard(struct kunit *test)
+{
+	struct psem *sem = kunit_kzalloc(test, sizeof(*sem), GFP_KERNEL);
+	struct pct_irq *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, sem);
+	KUNIT_ASSERT_EQ(test, psem_init_capacity(sem, 2), 0);
+	p = pct_irq(test, sem, 0, pct_close);
+	psem_set_quiet_warnings(true);
+	pct_start_timer(p);
+	KUNIT_ASSERT_TRUE(test, pct_wait(p));
+	hrtimer_cancel(&p->timer);
+	psem_set_quiet_warnings(false);
+	KUNIT_EXPECT_EQ(test, p->ret, pct_defers() ? -EPERM : 0);
+	KUNIT_EXPECT_EQ(test, p->ret2, pct_defers() ? -EPERM : 0);
+	KUNIT_EXPECT_EQ(test, psem_is_closed(sem), !pct_defers());
+	KUNIT_EXPECT_EQ(test, psem_capacity(sem), pct_defers() ? 2L : 1L);
+}
+
+static struct kunit_case psem_context_cases[] = {
+	KUNIT_CASE(psem_test_release_hard_timer),
+	KUNIT_CASE(psem_test_release_hard_irq_work),
+	KUNIT_CASE(psem_test_release_hard_lock_free),
+	KUNIT_CASE(psem_test_release_hard_many),
+	KUNIT_CASE(psem_test_rwlock_hard),
+	KUNIT_CASE(psem_test_refuse_hard),
+	{}
+};
+
+static struct kunit_suite psem_context_suite = {
+	.name		= "psem_context",
+	.init		= pkt_init,
+	.exit		= pkt_exit,
+	.test_cases	= psem_context_cases,
+};
+
+kunit_test_suite(psem_context_suite);
+
+MODULE_DESCRIPTION("KUnit tests for psem releases from hard-only contexts");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(PSEM_NS);
+MODULE_IMPORT_NS(PSEM_KNOBS_NS);
