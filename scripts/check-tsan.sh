@@ -36,7 +36,8 @@
 # at a chosen point, so that each case forces its interleaving every run:
 #
 #   close-quiesce-free        a waiter leaving through a signal, a timeout
-#                             or -ESHUTDOWN is preempted; the owner closes,
+#                             or -ESHUTDOWN, or a releaser that has just
+#                             called back, is preempted; the owner closes,
 #                             quiesces and frees: no later access
 #   async-work-withdraw       a served work waiter withdrawn while another
 #                             callback runs: a known outcome, then freed
@@ -50,6 +51,8 @@
 #   double-cancel             a second cancel returns false, creates nothing
 #   cancel-never-queued       cancel of a wait granted at once, or already
 #                             called back, returns false, changes nothing
+#   quiesce-fifo              an acquirer queued behind a quiesce is served
+#                             after it
 #
 # A case named in PSEM_TSAN_CASES_PENDING (one whose fix in kmod/ has not
 # landed yet; none by default) is run, but may fail.

@@ -8,7 +8,8 @@
  *   psem-cases NAME...    runs each case; prints "psem-cases: NAME: held",
  *                         or "psem-cases: NAME: FAIL: why" and exits 1
  *   psem-cases NAME/VAR   one variant of a case that has several
- *                         (close-quiesce-free/signal, /timeout, /shutdown)
+ *                         (close-quiesce-free/signal, /timeout, /shutdown,
+ *                         /async)
  *   psem-cases -l         lists the cases
  *
  * Built natively, under ThreadSanitizer and under AddressSanitizer
@@ -300,6 +301,66 @@ static void close_quiesce_free_one(enum cqf_kind kind)
 	      "%s: W returned %ld", names[kind], w.ret);
 }
 
+/*
+ * The same for an asynchronous completion: releaser R serves async waiter
+ * A and calls its callback, which gives the permit back and then arms R to
+ * stop before R next takes the queue lock. The owner, once the permit is
+ * back, closes, quiesces and frees: R, still inside psem_release(), must
+ * not touch the psem after that.
+ */
+static struct psem *cqa_sem;
+static int cqa_given_back, cqa_release_ret;
+
+static void cqa_fn(struct psem_async *aw, int result)
+{
+	st(&cqa_release_ret, result ? result : psem_release(cqa_sem, 1));
+	psem_user_preempt_arm(current, PSEM_USER_AT_LOCK, &cqa_sem->wq.lock, 1,
+			      STOP_BOUND_MS);
+	__atomic_store_n(&cqa_given_back, 1, __ATOMIC_RELEASE);
+}
+
+static void cqa_releaser(struct thr *t)
+{
+	t->ret = psem_release(cqa_sem, 1);
+}
+
+static void close_quiesce_free_async(void)
+{
+	struct psem_async *aw = calloc(1, sizeof(*aw));
+	struct thr r;
+	int ret, state;
+
+	cqa_sem = calloc(1, sizeof(*cqa_sem));
+	if (!aw || !cqa_sem)
+		abort();
+	psem_init_capacity(cqa_sem, 1);
+	CHECK(psem_try_acquire(cqa_sem, 1), "the owner's permit");
+	ret = psem_acquire_async(cqa_sem, 1, aw, cqa_fn);
+	if (!CHECK(ret == -EINPROGRESS, "async: A returned %d", ret))
+		return;
+	thr_start(&r, "R", cqa_releaser, NULL, 0);
+	if (!CHECK(wait_flag(&cqa_given_back), "async: A's callback never ran"))
+		return;
+	CHECK(ld(&cqa_release_ret) == 0, "async: A's give-back returned %d",
+	      ld(&cqa_release_ret));
+	ret = psem_close(cqa_sem);
+	CHECK(ret == 0, "async: psem_close() returned %d", ret);
+	ret = psem_quiesce(cqa_sem, HANG_MS);
+	if (!CHECK(ret == 0, "async: psem_quiesce() returned %d", ret)) {
+		psem_user_preempt_release(r.task);
+		thr_join(&r);
+		return;
+	}
+	state = psem_user_preempt_state(r.task);
+	free(cqa_sem);
+	psem_user_preempt_release(r.task);
+	thr_join(&r);
+	note("async: R %s when quiesce returned; its release returned %ld",
+	     pre_state_name(state), r.ret);
+	CHECK(r.ret == 0, "async: R's release returned %ld", r.ret);
+	free(aw);
+}
+
 static void case_close_quiesce_free(void)
 {
 	int k;
@@ -307,6 +368,8 @@ static void case_close_quiesce_free(void)
 	for (k = CQF_SIGNAL; k <= CQF_SHUTDOWN && !case_failed; k++)
 		if (!case_variant || !strcmp(case_variant, cqf_names[k]))
 			close_quiesce_free_one(k);
+	if (!case_failed && (!case_variant || !strcmp(case_variant, "async")))
+		close_quiesce_free_async();
 }
 
 /*
@@ -782,6 +845,65 @@ static void case_cancel_never_queued(void)
 	free(aw);
 }
 
+/*
+ * quiesce-fifo: an acquirer B queued behind a quiesce Q is served after Q
+ * is: while Q, served, is stopped before it runs again, B is still queued
+ * (Q holds every permit); once Q gives them back, B is granted. Whether B
+ * returns before Q's caller does is recorded, not asserted: the kernel-doc
+ * promises only "served after it".
+ */
+static struct psem *qf_sem;
+static int qf_q_returned, qf_b_returned, qf_order;
+
+static void qf_quiesce(struct thr *t)
+{
+	t->ret = psem_quiesce(qf_sem, MAX_SCHEDULE_TIMEOUT);
+	__atomic_store_n(&qf_q_returned, __atomic_add_fetch(&qf_order, 1,
+			 __ATOMIC_RELAXED), __ATOMIC_RELEASE);
+}
+
+static void qf_acquirer(struct thr *t)
+{
+	t->ret = psem_acquire_killable(qf_sem, 1);
+	__atomic_store_n(&qf_b_returned, __atomic_add_fetch(&qf_order, 1,
+			 __ATOMIC_RELAXED), __ATOMIC_RELEASE);
+}
+
+static void case_quiesce_fifo(void)
+{
+	struct thr q, b;
+	int state;
+
+	qf_sem = calloc(1, sizeof(*qf_sem));
+	if (!qf_sem)
+		abort();
+	psem_init_capacity(qf_sem, 2);
+	CHECK(psem_try_acquire(qf_sem, 2), "take all 2");
+	thr_start(&q, "Q", qf_quiesce, NULL, 0);
+	if (!CHECK(wait_asleep_on(&q, qf_sem), "Q never queued"))
+		return;
+	thr_start(&b, "B", qf_acquirer, NULL, 0);
+	if (!CHECK(wait_asleep_on(&b, qf_sem), "B never slept"))
+		return;
+	/* Q stops once served, on its way out of schedule(). */
+	psem_user_preempt_arm(q.task, PSEM_USER_AT_WAKE, NULL, 1, HANG_MS);
+	CHECK(psem_release(qf_sem, 2) == 0, "the release");
+	state = psem_user_preempt_wait_stopped(q.task, HANG_MS);
+	CHECK(state == PSEM_USER_PRE_STOPPED, "Q %s", pre_state_name(state));
+	/* The release served Q with every permit: B cannot have been. */
+	CHECK(linked(qf_sem) && !ld(&qf_b_returned),
+	      "B was served before Q ran again");
+	psem_user_preempt_release(q.task);
+	thr_join(&q);
+	thr_join(&b);
+	note("B returned %s Q's caller", ld(&qf_b_returned) < ld(&qf_q_returned) ?
+	     "before" : "after");
+	CHECK(q.ret == 0 && b.ret == 0, "Q returned %ld, B %ld", q.ret, b.ret);
+	CHECK(psem_release(qf_sem, 1) == 0 && psem_available(qf_sem) == 2,
+	      "accounting: available %ld", psem_available(qf_sem));
+	free(qf_sem);
+}
+
 struct pcase {
 	const char	*name;
 	void		(*fn)(void);
@@ -796,6 +918,7 @@ static const struct pcase cases[] = {
 	{ "async-chain-iterates",	case_async_chain_iterates },
 	{ "double-cancel",		case_double_cancel },
 	{ "cancel-never-queued",	case_cancel_never_queued },
+	{ "quiesce-fifo",		case_quiesce_fifo },
 };
 
 int main(int argc, char **argv)
