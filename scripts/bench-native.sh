@@ -39,9 +39,9 @@
 #                              (default 1.5), polling every 30 s for at most
 #                              20 minutes, and go on regardless after that
 #   PSEM_NATIVE_STATS=0        no event-counter run (default 1: 3 rounds of
-#                              the contention cells with psem's statistics
-#                              on, which perturbs them; their timings are
-#                              not used)
+#                              the contention cells at 2 threads or more
+#                              with psem's statistics on, which perturbs
+#                              them; their timings are not used)
 #   PSEM_NATIVE_PROFILE=1      also `perf record` psem and seed in the
 #                              2-thread RwLock read cell where perf works,
 #                              into <stem>.perf-*.txt
@@ -172,9 +172,11 @@ stage "bench-native: $rounds rounds, $iters iterations (single rows $single_iter
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 stage_done ok
 args=()
-if [ "${PSEM_NATIVE_STATS:-1}" = 1 ]; then
+# The counters where threads contend: every thread count but 1.
+sthreads=$(echo "$threads" | tr ',' '\n' | awk '$1 > 1' | paste -sd, -)
+if [ "${PSEM_NATIVE_STATS:-1}" = 1 ] && [ -n "$sthreads" ]; then
 	stage "bench-native: event counters (3 rounds, statistics on)"
-	"$bin" --table contention --threads "$threads" --cells "$cells" \
+	"$bin" --table contention --threads "$sthreads" --cells "$cells" \
 		--variants locked,seed,seed+flag,psem --rounds 3 \
 		--iters "$iters" --stats >"$stem.stats.txt"
 	args+=(--stats "$stem.stats.txt")
