@@ -289,11 +289,19 @@ def targets_section(log):
             rows.append([text, "not measured", "", "not measured"])
             return
         lost, tot = losses(log, key + (a,), key + (b,))
-        meas = "%.2f× [%.2f–%.2f]; psem slower in %d of %d rounds" % (
-            s[0], s[1], s[2], lost, tot)
+        # Enough digits that a miss never rounds to the threshold.
+        digits = 2
+        while digits < 5 and s[0] < limit and round(s[0], digits) >= limit:
+            digits += 1
+        if digits == 2 and abs(s[0] - limit) < 0.005:
+            digits = 3
+        meas = "%.*f× [%.2f–%.2f]; psem slower in %d of %d rounds" % (
+            digits, s[0], s[1], s[2], lost, tot)
+        miss = 100 * (limit - s[0]) / limit
         rows.append([text, meas, "≥ %.2f×" % limit,
                      "met" if s[0] >= limit else
-                     "**missed** by %.0f%%" % (100 * (limit - s[0]) / limit)])
+                     "**missed** by %s" % ("%.1f%%" % miss if miss >= 0.1
+                                           else "less than 0.1%")])
 
     # 1. psem at least as fast as seed in every cell.
     for t in ("single", "contention"):
@@ -421,6 +429,7 @@ def main():
         parts.append(bt.stats_section(st))
     parts.append(targets_section(log))
     md = "\n".join(p for p in parts if p is not None)
+    md = md.replace(", 1 threads", ", 1 thread")
     print(md)
     if a.md:
         with open(a.md, "w") as f:
