@@ -241,17 +241,17 @@ static void u_pool_put(struct u_pool *p, void *obj)
  * line. Allocated afresh for every measurement.
  */
 struct bench_obj {
-	struct psem		sem __aligned(BENCH_LINE);
-	struct psem_rwlock	rw __aligned(BENCH_LINE);
-	struct psem_mutex	mx __aligned(BENCH_LINE);
-	struct psem_pool	pool __aligned(BENCH_LINE);
-	sem_t			usem __aligned(BENCH_LINE);
-	pthread_rwlock_t	urw __aligned(BENCH_LINE);
-	pthread_mutex_t		umx __aligned(BENCH_LINE);
-	struct u_pool		upool __aligned(BENCH_LINE);
-	struct cv_sem		cv __aligned(BENCH_LINE);
-	long			word __aligned(BENCH_LINE);
-	int			errors __aligned(BENCH_LINE);
+	struct psem		sem ____cacheline_aligned_in_smp;
+	struct psem_rwlock	rw ____cacheline_aligned_in_smp;
+	struct psem_mutex	mx ____cacheline_aligned_in_smp;
+	struct psem_pool	pool ____cacheline_aligned_in_smp;
+	sem_t			usem ____cacheline_aligned_in_smp;
+	pthread_rwlock_t	urw ____cacheline_aligned_in_smp;
+	pthread_mutex_t		umx ____cacheline_aligned_in_smp;
+	struct u_pool		upool ____cacheline_aligned_in_smp;
+	struct cv_sem		cv ____cacheline_aligned_in_smp;
+	long			word ____cacheline_aligned_in_smp;
+	int			errors ____cacheline_aligned_in_smp;
 	unsigned long		pool_items[BENCH_POOL_CAP];
 	long			permits;	/* psem's and sem_t's */
 	long			count;		/* the condvar's and the floor's */
@@ -323,130 +323,412 @@ typedef u64 (*bench_loop_t)(struct bench_obj *o, unsigned int n,
 			    unsigned int steps, u64 x);
 
 /*
- * The loops of one cell: LOOP(name, body) defines loop_<name>(); @body
- * runs once per iteration with o, steps and x in scope.
+ * The loops, one per cell and implementation: @n iterations, the gap of
+ * @steps between a release and the next acquire (inside the read section
+ * in the held cell), @x the gap chain's value.
  */
-#define LOOP(name, body)						\
-static u64 loop_##name(struct bench_obj *o, unsigned int n,		\
-		       unsigned int steps, u64 x)			\
-{									\
-	while (n--) {							\
-		body;							\
-	}								\
-	return x;							\
-}
 
 /* contention: rwlock_read; single: read_reuse (no gap) */
-LOOP(rw_read_psem,
-     psem_read_lock(&o->rw); psem_read_unlock(&o->rw);
-     x = bench_maybe_gap(x, steps))
-LOOP(rw_read_pthread,
-     pthread_rwlock_rdlock(&o->urw); pthread_rwlock_unlock(&o->urw);
-     x = bench_maybe_gap(x, steps))
-LOOP(rw_read_condvar,
-     cv_acquire(&o->cv, 1); cv_release(&o->cv, 1);
-     x = bench_maybe_gap(x, steps))
-LOOP(rw_read_floor,
-     if (unlikely(!floor_acquire(&o->word, 1))) { bench_error(o); continue; }
-     floor_release(&o->word, 1); x = bench_maybe_gap(x, steps))
+static u64 loop_rw_read_psem(struct bench_obj *o, unsigned int n,
+			     unsigned int steps, u64 x)
+{
+	while (n--) {
+		psem_read_lock(&o->rw);
+		psem_read_unlock(&o->rw);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
+
+static u64 loop_rw_read_pthread(struct bench_obj *o, unsigned int n,
+				unsigned int steps, u64 x)
+{
+	while (n--) {
+		pthread_rwlock_rdlock(&o->urw);
+		pthread_rwlock_unlock(&o->urw);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
+
+static u64 loop_rw_read_condvar(struct bench_obj *o, unsigned int n,
+				unsigned int steps, u64 x)
+{
+	while (n--) {
+		cv_acquire(&o->cv, 1);
+		cv_release(&o->cv, 1);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
+
+static u64 loop_rw_read_floor(struct bench_obj *o, unsigned int n,
+			      unsigned int steps, u64 x)
+{
+	while (n--) {
+		if (unlikely(!floor_acquire(&o->word, 1))) {
+			bench_error(o);
+			continue;
+		}
+		floor_release(&o->word, 1);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
 
 /* contention: rwlock_read_held_across_gap */
-LOOP(rw_held_psem,
-     psem_read_lock(&o->rw); x = bench_maybe_gap(x, steps);
-     psem_read_unlock(&o->rw))
-LOOP(rw_held_pthread,
-     pthread_rwlock_rdlock(&o->urw); x = bench_maybe_gap(x, steps);
-     pthread_rwlock_unlock(&o->urw))
-LOOP(rw_held_condvar,
-     cv_acquire(&o->cv, 1); x = bench_maybe_gap(x, steps);
-     cv_release(&o->cv, 1))
-LOOP(rw_held_floor,
-     if (unlikely(!floor_acquire(&o->word, 1))) { bench_error(o); continue; }
-     x = bench_maybe_gap(x, steps); floor_release(&o->word, 1))
+static u64 loop_rw_held_psem(struct bench_obj *o, unsigned int n,
+			     unsigned int steps, u64 x)
+{
+	while (n--) {
+		psem_read_lock(&o->rw);
+		x = bench_maybe_gap(x, steps);
+		psem_read_unlock(&o->rw);
+	}
+	return x;
+}
+
+static u64 loop_rw_held_pthread(struct bench_obj *o, unsigned int n,
+				unsigned int steps, u64 x)
+{
+	while (n--) {
+		pthread_rwlock_rdlock(&o->urw);
+		x = bench_maybe_gap(x, steps);
+		pthread_rwlock_unlock(&o->urw);
+	}
+	return x;
+}
+
+static u64 loop_rw_held_condvar(struct bench_obj *o, unsigned int n,
+				unsigned int steps, u64 x)
+{
+	while (n--) {
+		cv_acquire(&o->cv, 1);
+		x = bench_maybe_gap(x, steps);
+		cv_release(&o->cv, 1);
+	}
+	return x;
+}
+
+static u64 loop_rw_held_floor(struct bench_obj *o, unsigned int n,
+			      unsigned int steps, u64 x)
+{
+	while (n--) {
+		if (unlikely(!floor_acquire(&o->word, 1))) {
+			bench_error(o);
+			continue;
+		}
+		x = bench_maybe_gap(x, steps);
+		floor_release(&o->word, 1);
+	}
+	return x;
+}
 
 /* contention: semaphore_64_take_2 (sem_t takes one permit per sem_wait) */
-LOOP(take2_psem,
-     if (unlikely(psem_acquire(&o->sem, 2))) { bench_error(o); continue; }
-     psem_release(&o->sem, 2); x = bench_maybe_gap(x, steps))
-LOOP(take2_semt,
-     sem_wait(&o->usem); sem_wait(&o->usem);
-     sem_post(&o->usem); sem_post(&o->usem);
-     x = bench_maybe_gap(x, steps))
-LOOP(take2_condvar,
-     cv_acquire(&o->cv, 2); cv_release(&o->cv, 2);
-     x = bench_maybe_gap(x, steps))
-LOOP(take2_floor,
-     if (unlikely(!floor_acquire(&o->word, 2))) { bench_error(o); continue; }
-     floor_release(&o->word, 2); x = bench_maybe_gap(x, steps))
+static u64 loop_take2_psem(struct bench_obj *o, unsigned int n,
+			   unsigned int steps, u64 x)
+{
+	while (n--) {
+		if (unlikely(psem_acquire(&o->sem, 2))) {
+			bench_error(o);
+			continue;
+		}
+		psem_release(&o->sem, 2);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
+
+static u64 loop_take2_semt(struct bench_obj *o, unsigned int n,
+			   unsigned int steps, u64 x)
+{
+	while (n--) {
+		sem_wait(&o->usem);
+		sem_wait(&o->usem);
+		sem_post(&o->usem);
+		sem_post(&o->usem);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
+
+static u64 loop_take2_condvar(struct bench_obj *o, unsigned int n,
+			      unsigned int steps, u64 x)
+{
+	while (n--) {
+		cv_acquire(&o->cv, 2);
+		cv_release(&o->cv, 2);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
+
+static u64 loop_take2_floor(struct bench_obj *o, unsigned int n,
+			    unsigned int steps, u64 x)
+{
+	while (n--) {
+		if (unlikely(!floor_acquire(&o->word, 2))) {
+			bench_error(o);
+			continue;
+		}
+		floor_release(&o->word, 2);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
 
 /* contention: semaphore_2_take_1; single: acquire_release (one permit) */
-LOOP(take1_psem,
-     if (unlikely(psem_acquire(&o->sem, 1))) { bench_error(o); continue; }
-     psem_release(&o->sem, 1); x = bench_maybe_gap(x, steps))
-LOOP(take1_semt,
-     sem_wait(&o->usem); sem_post(&o->usem);
-     x = bench_maybe_gap(x, steps))
-LOOP(take1_condvar,
-     cv_acquire(&o->cv, 1); cv_release(&o->cv, 1);
-     x = bench_maybe_gap(x, steps))
-LOOP(take1_floor,
-     if (unlikely(!floor_acquire(&o->word, 1))) { bench_error(o); continue; }
-     floor_release(&o->word, 1); x = bench_maybe_gap(x, steps))
+static u64 loop_take1_psem(struct bench_obj *o, unsigned int n,
+			   unsigned int steps, u64 x)
+{
+	while (n--) {
+		if (unlikely(psem_acquire(&o->sem, 1))) {
+			bench_error(o);
+			continue;
+		}
+		psem_release(&o->sem, 1);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
+
+static u64 loop_take1_semt(struct bench_obj *o, unsigned int n,
+			   unsigned int steps, u64 x)
+{
+	while (n--) {
+		sem_wait(&o->usem);
+		sem_post(&o->usem);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
+
+static u64 loop_take1_condvar(struct bench_obj *o, unsigned int n,
+			      unsigned int steps, u64 x)
+{
+	while (n--) {
+		cv_acquire(&o->cv, 1);
+		cv_release(&o->cv, 1);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
+
+static u64 loop_take1_floor(struct bench_obj *o, unsigned int n,
+			    unsigned int steps, u64 x)
+{
+	while (n--) {
+		if (unlikely(!floor_acquire(&o->word, 1))) {
+			bench_error(o);
+			continue;
+		}
+		floor_release(&o->word, 1);
+		x = bench_maybe_gap(x, steps);
+	}
+	return x;
+}
 
 /* single: eight_reads_then_one_write */
-LOOP(r8w1_psem,
-     int i;
-     for (i = 0; i < 8; i++) psem_read_lock(&o->rw);
-     for (i = 0; i < 8; i++) psem_read_unlock(&o->rw);
-     psem_write_lock(&o->rw); psem_write_unlock(&o->rw))
-LOOP(r8w1_pthread,
-     int i;
-     for (i = 0; i < 8; i++) pthread_rwlock_rdlock(&o->urw);
-     for (i = 0; i < 8; i++) pthread_rwlock_unlock(&o->urw);
-     pthread_rwlock_wrlock(&o->urw); pthread_rwlock_unlock(&o->urw))
-LOOP(r8w1_condvar,
-     int i;
-     for (i = 0; i < 8; i++) cv_acquire(&o->cv, 1);
-     for (i = 0; i < 8; i++) cv_release(&o->cv, 1);
-     cv_acquire(&o->cv, BENCH_RW_MAX); cv_release(&o->cv, BENCH_RW_MAX))
+static u64 loop_r8w1_psem(struct bench_obj *o, unsigned int n,
+			  unsigned int steps, u64 x)
+{
+	int i;
+
+	while (n--) {
+		for (i = 0; i < 8; i++)
+			psem_read_lock(&o->rw);
+		for (i = 0; i < 8; i++)
+			psem_read_unlock(&o->rw);
+		psem_write_lock(&o->rw);
+		psem_write_unlock(&o->rw);
+	}
+	return x;
+}
+
+static u64 loop_r8w1_pthread(struct bench_obj *o, unsigned int n,
+			     unsigned int steps, u64 x)
+{
+	int i;
+
+	while (n--) {
+		for (i = 0; i < 8; i++)
+			pthread_rwlock_rdlock(&o->urw);
+		for (i = 0; i < 8; i++)
+			pthread_rwlock_unlock(&o->urw);
+		pthread_rwlock_wrlock(&o->urw);
+		pthread_rwlock_unlock(&o->urw);
+	}
+	return x;
+}
+
+static u64 loop_r8w1_condvar(struct bench_obj *o, unsigned int n,
+			     unsigned int steps, u64 x)
+{
+	int i;
+
+	while (n--) {
+		for (i = 0; i < 8; i++)
+			cv_acquire(&o->cv, 1);
+		for (i = 0; i < 8; i++)
+			cv_release(&o->cv, 1);
+		cv_acquire(&o->cv, BENCH_RW_MAX);
+		cv_release(&o->cv, BENCH_RW_MAX);
+	}
+	return x;
+}
 
 /* single: rwlock::write::uncontended */
-LOOP(write_psem, psem_write_lock(&o->rw); psem_write_unlock(&o->rw))
-LOOP(write_pthread,
-     pthread_rwlock_wrlock(&o->urw); pthread_rwlock_unlock(&o->urw))
-LOOP(write_condvar,
-     cv_acquire(&o->cv, BENCH_RW_MAX); cv_release(&o->cv, BENCH_RW_MAX))
+static u64 loop_write_psem(struct bench_obj *o, unsigned int n,
+			   unsigned int steps, u64 x)
+{
+	while (n--) {
+		psem_write_lock(&o->rw);
+		psem_write_unlock(&o->rw);
+	}
+	return x;
+}
+
+static u64 loop_write_pthread(struct bench_obj *o, unsigned int n,
+			      unsigned int steps, u64 x)
+{
+	while (n--) {
+		pthread_rwlock_wrlock(&o->urw);
+		pthread_rwlock_unlock(&o->urw);
+	}
+	return x;
+}
+
+static u64 loop_write_condvar(struct bench_obj *o, unsigned int n,
+			      unsigned int steps, u64 x)
+{
+	while (n--) {
+		cv_acquire(&o->cv, BENCH_RW_MAX);
+		cv_release(&o->cv, BENCH_RW_MAX);
+	}
+	return x;
+}
 
 /* single: try_acquire_release (one permit) and ..._with_spare_permits */
-LOOP(try_psem,
-     if (unlikely(!psem_try_acquire(&o->sem, 1))) { bench_error(o); continue; }
-     psem_release(&o->sem, 1))
-LOOP(try_semt,
-     if (unlikely(sem_trywait(&o->usem))) { bench_error(o); continue; }
-     sem_post(&o->usem))
-LOOP(try_condvar,
-     if (unlikely(!cv_try_acquire(&o->cv, 1))) { bench_error(o); continue; }
-     cv_release(&o->cv, 1))
-LOOP(try_floor,
-     if (unlikely(!floor_acquire(&o->word, 1))) { bench_error(o); continue; }
-     floor_release(&o->word, 1))
+static u64 loop_try_psem(struct bench_obj *o, unsigned int n,
+			 unsigned int steps, u64 x)
+{
+	while (n--) {
+		if (unlikely(!psem_try_acquire(&o->sem, 1))) {
+			bench_error(o);
+			continue;
+		}
+		psem_release(&o->sem, 1);
+	}
+	return x;
+}
+
+static u64 loop_try_semt(struct bench_obj *o, unsigned int n,
+			 unsigned int steps, u64 x)
+{
+	while (n--) {
+		if (unlikely(sem_trywait(&o->usem))) {
+			bench_error(o);
+			continue;
+		}
+		sem_post(&o->usem);
+	}
+	return x;
+}
+
+static u64 loop_try_condvar(struct bench_obj *o, unsigned int n,
+			    unsigned int steps, u64 x)
+{
+	while (n--) {
+		if (unlikely(!cv_try_acquire(&o->cv, 1))) {
+			bench_error(o);
+			continue;
+		}
+		cv_release(&o->cv, 1);
+	}
+	return x;
+}
+
+static u64 loop_try_floor(struct bench_obj *o, unsigned int n,
+			  unsigned int steps, u64 x)
+{
+	while (n--) {
+		if (unlikely(!floor_acquire(&o->word, 1))) {
+			bench_error(o);
+			continue;
+		}
+		floor_release(&o->word, 1);
+	}
+	return x;
+}
 
 /* single: bounded_warm_get_and_return_with_spare_capacity */
-LOOP(pool_psem,
-     void *obj = psem_pool_get(&o->pool);
-     if (unlikely(psem_pool_put(&o->pool, obj))) bench_error(o))
-LOOP(pool_semt,
-     void *obj = u_pool_get(&o->upool);
-     u_pool_put(&o->upool, obj))
-LOOP(pool_condvar,
-     void *obj = cv_pool_get(&o->cv);
-     cv_pool_put(&o->cv, obj))
+static u64 loop_pool_psem(struct bench_obj *o, unsigned int n,
+			  unsigned int steps, u64 x)
+{
+	void *obj;
+
+	while (n--) {
+		obj = psem_pool_get(&o->pool);
+		if (unlikely(psem_pool_put(&o->pool, obj)))
+			bench_error(o);
+	}
+	return x;
+}
+
+static u64 loop_pool_semt(struct bench_obj *o, unsigned int n,
+			  unsigned int steps, u64 x)
+{
+	void *obj;
+
+	while (n--) {
+		obj = u_pool_get(&o->upool);
+		u_pool_put(&o->upool, obj);
+	}
+	return x;
+}
+
+static u64 loop_pool_condvar(struct bench_obj *o, unsigned int n,
+			     unsigned int steps, u64 x)
+{
+	void *obj;
+
+	while (n--) {
+		obj = cv_pool_get(&o->cv);
+		cv_pool_put(&o->cv, obj);
+	}
+	return x;
+}
 
 /* single: mutex::lock::uncontended_reuse */
-LOOP(mutex_psem, psem_mutex_lock(&o->mx); psem_mutex_unlock(&o->mx))
-LOOP(mutex_pthread,
-     pthread_mutex_lock(&o->umx); pthread_mutex_unlock(&o->umx))
-LOOP(mutex_condvar, cv_acquire(&o->cv, 1); cv_release(&o->cv, 1))
+static u64 loop_mutex_psem(struct bench_obj *o, unsigned int n,
+			   unsigned int steps, u64 x)
+{
+	while (n--) {
+		psem_mutex_lock(&o->mx);
+		psem_mutex_unlock(&o->mx);
+	}
+	return x;
+}
+
+static u64 loop_mutex_pthread(struct bench_obj *o, unsigned int n,
+			      unsigned int steps, u64 x)
+{
+	while (n--) {
+		pthread_mutex_lock(&o->umx);
+		pthread_mutex_unlock(&o->umx);
+	}
+	return x;
+}
+
+static u64 loop_mutex_condvar(struct bench_obj *o, unsigned int n,
+			      unsigned int steps, u64 x)
+{
+	while (n--) {
+		cv_acquire(&o->cv, 1);
+		cv_release(&o->cv, 1);
+	}
+	return x;
+}
 
 /* ------------------------------------------------------------------ */
 /* Cells and variants                                                 */
@@ -1066,19 +1348,23 @@ static double median(double *v, unsigned int n)
 
 static unsigned int nr_measurements, nr_cell_runs;
 
+static unsigned long long stat_delta(const struct psem_stats *a,
+				     const struct psem_stats *b, int s)
+{
+	return b->count[s] - a->count[s];
+}
+
 static void print_stats_delta(const struct bench_cell *c, int nthreads,
 			      const char *gap, enum bench_variant v,
 			      const struct psem_stats *a,
 			      const struct psem_stats *b)
 {
-#define D(s) (unsigned long long)(b->count[s] - a->count[s])
 	printf("psem_bench: stats,%s,%s,%d,%s,%s,fast_release=%llu,locked_release=%llu,fast_cas_fail=%llu,flag_trip=%llu,flag_honoured=%llu,sleep=%llu,handoff=%llu\n",
 	       table_names[c->table], c->name, nthreads, gap, variant_names[v],
-	       D(PSEM_STAT_FAST_RELEASE), D(PSEM_STAT_LOCKED_RELEASE),
-	       D(PSEM_STAT_FAST_CAS_FAIL), D(PSEM_STAT_FLAG_TRIP),
-	       D(PSEM_STAT_FLAG_HONOURED), D(PSEM_STAT_SLEEP),
-	       D(PSEM_STAT_HANDOFF));
-#undef D
+	       stat_delta(a, b, PSEM_STAT_FAST_RELEASE), stat_delta(a, b, PSEM_STAT_LOCKED_RELEASE),
+	       stat_delta(a, b, PSEM_STAT_FAST_CAS_FAIL), stat_delta(a, b, PSEM_STAT_FLAG_TRIP),
+	       stat_delta(a, b, PSEM_STAT_FLAG_HONOURED), stat_delta(a, b, PSEM_STAT_SLEEP),
+	       stat_delta(a, b, PSEM_STAT_HANDOFF));
 }
 
 /* One cell at one thread count and gap, every variant, interleaved. */
@@ -1219,7 +1505,7 @@ static void cpu_model(char *buf, size_t len)
 			*p = ';';
 }
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	unsigned int i;
 
@@ -1274,25 +1560,55 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 't': opt_table = optarg; break;
-		case 'c': opt_cells = optarg; break;
-		case 'n': opt_threads = optarg; break;
-		case 'g': opt_gaps = optarg; break;
-		case 'v': opt_variants = optarg; break;
-		case 'i': opt_iters = parse_uint(optarg, "iters"); break;
-		case 's': opt_single_iters = parse_uint(optarg, "single-iters"); break;
-		case 'r': opt_rounds = parse_uint(optarg, "rounds"); break;
-		case 'S': opt_short_gap = parse_uint(optarg, "short-gap"); break;
-		case 'L': opt_long_gap = parse_uint(optarg, "long-gap"); break;
-		case 'I': opt_insns = true; break;
-		case 'T': opt_stats = true; break;
-		case 'l': usage(stdout); return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 't':
+			opt_table = optarg;
+			break;
+		case 'c':
+			opt_cells = optarg;
+			break;
+		case 'n':
+			opt_threads = optarg;
+			break;
+		case 'g':
+			opt_gaps = optarg;
+			break;
+		case 'v':
+			opt_variants = optarg;
+			break;
+		case 'i':
+			opt_iters = parse_uint(optarg, "iters");
+			break;
+		case 's':
+			opt_single_iters = parse_uint(optarg, "single-iters");
+			break;
+		case 'r':
+			opt_rounds = parse_uint(optarg, "rounds");
+			break;
+		case 'S':
+			opt_short_gap = parse_uint(optarg, "short-gap");
+			break;
+		case 'L':
+			opt_long_gap = parse_uint(optarg, "long-gap");
+			break;
+		case 'I':
+			opt_insns = true;
+			break;
+		case 'T':
+			opt_stats = true;
+			break;
+		case 'l':
+			print_usage(stdout);
+			return 0;
+		case 'h':
+			print_usage(stdout);
+			return 0;
+		default:
+			print_usage(stderr);
+			return 2;
 		}
 	}
 	if (optind < argc) {
-		usage(stderr);
+		print_usage(stderr);
 		return 2;
 	}
 	psem_user_task_init("main", 0);

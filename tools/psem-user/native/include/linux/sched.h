@@ -19,7 +19,7 @@
 
 #include_next <linux/sched.h>
 
-struct task_struct *psem_user_current(void) __attribute__((__const__));
+struct task_struct *psem_user_current(void) __attribute_const__;
 
 extern __thread int psem_native_cpu;
 
