@@ -27,6 +27,7 @@
 
 #include <linux/compiler.h>
 #include <linux/lockdep.h>
+#include <linux/preempt.h>
 #include <linux/types.h>
 
 typedef struct spinlock {
@@ -124,14 +125,10 @@ static __always_inline int psem_native_spin_is_locked(spinlock_t *lock)
 /* As without CONFIG_LOCKDEP: production kernels check nothing. */
 #define assert_spin_locked(l)		do { (void)(l); } while (0)
 
-/* No interrupts here: see the top. */
+/* No interrupts here: see the top. The context tests: <linux/preempt.h>. */
 #define local_irq_save(f)		do { (f) = 0; } while (0)
 #define local_irq_restore(f)		do { (void)(f); } while (0)
 #define local_irq_disable()		do { } while (0)
 #define local_irq_enable()		do { } while (0)
-#define irqs_disabled()			0
-#define in_interrupt()			0
-#define in_atomic()			0
-#define in_task()			1
 
 #endif /* _PSEM_NATIVE_LINUX_SPINLOCK_H */
