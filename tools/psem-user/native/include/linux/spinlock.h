@@ -15,10 +15,10 @@
  * Where it differs from the kernel (Documentation/benchmarks.rst, "Native"):
  * the _irq and _irqsave forms do not disable interrupts (there are none)
  * and no form disables preemption, so a holder can be preempted by the
- * host's scheduler, which a kernel spinlock holder never is. A waiter that
- * has spun that long (2^16 PAUSEs, several hundred microseconds) yields its
- * CPU once, and counts it in psem_native_spin_yields, so that the run can
- * say whether that ever happened.
+ * host's scheduler, which a kernel spinlock holder never is. A waiter
+ * yields its CPU after every 2^16 PAUSEs (several hundred microseconds) and
+ * counts each yield in psem_native_spin_yields, so that the run can say
+ * whether that ever happened.
  */
 #ifndef _PSEM_NATIVE_LINUX_SPINLOCK_H
 #define _PSEM_NATIVE_LINUX_SPINLOCK_H
