@@ -16,7 +16,7 @@
  * the _irq and _irqsave forms do not disable interrupts (there are none)
  * and no form disables preemption, so a holder can be preempted by the
  * host's scheduler, which a kernel spinlock holder never is. A waiter
- * yields its CPU after every 2^16 PAUSEs (several hundred microseconds) and
+ * yields its CPU after every 2^16 PAUSEs (0.3 to 4 ms, by CPU model) and
  * counts each yield in psem_native_spin_yields, so that the run can say
  * whether that ever happened.
  */
