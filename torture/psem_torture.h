@@ -6,6 +6,7 @@
  *                          controller), module load and unload, helpers
  *   psem_torture_sem.c     the sem phase and the overflow checks
  *   psem_torture_life.c    the life phase
+ *   psem_torture_free.c    the life phase's close -> quiesce -> free cycles
  *   psem_torture_locks.c   the rwlock and mutex phases
  *   psem_torture_busted.c  the deliberately broken locks
  *   psem_torture_watch.c   monitor, signaller, CPU hotplug
@@ -217,6 +218,8 @@ void tt_flush_signals(void);
 void tt_check_invariant(struct psem *sem, const char *what);
 bool tt_has_waiters(struct psem *sem);
 unsigned int tt_stut_state(void);
+struct task_struct *tt_start(int (*fn)(void *), void *arg, const char *what,
+			     int id, int cpu);
 
 /* psem_torture_sem.c */
 extern struct psem tt_sem;
@@ -246,6 +249,11 @@ int tt_life_churn(void *arg);
 void tt_life_rescue(void);
 void tt_life_quiescent_check(int stage);
 void tt_life_report(void);
+
+/* psem_torture_free.c */
+void tt_free_start(void);
+void tt_free_stop(void);
+void tt_free_report(void);
 
 /* psem_torture_locks.c */
 extern struct psem_rwlock tt_rw;

@@ -39,6 +39,12 @@
  *           exactly one of the two. At each stutter the psem is reopened,
  *           resized back to @permits and quiesced, and then must be exactly
  *           whole: every permit available, no debt, no flag, nobody linked.
+ *           Beside them, an owner runs the device-removal pattern every few
+ *           ms on a psem of its own from kmalloc(): acquirers wait on it
+ *           (signalled, timed, killable, asynchronous), then it closes,
+ *           quiesces and kfree()s it while those waits are ending, checks
+ *           conservation before each free, and allocates the next
+ *           (psem_torture_free.c); KASAN sees any late access.
  *   all     (default) sem, rwlock, mutex and life, each for a quarter of
  *           duration_s.
  *   busted  a deliberately broken mutex (a failed trylock proceeds anyway)
@@ -525,8 +531,8 @@ static void tt_phase_init(enum tt_phase_id ph)
 }
 
 /* Returns a started kthread, or NULL (and says why). */
-static struct task_struct *tt_start(int (*fn)(void *), void *arg, const char *what,
-				    int id, int cpu)
+struct task_struct *tt_start(int (*fn)(void *), void *arg, const char *what,
+			     int id, int cpu)
 {
 	struct task_struct *task;
 
@@ -645,8 +651,10 @@ static void tt_run_phase(enum tt_phase_id ph, unsigned long dur)
 		hp = tt_start(tt_hotplug, NULL, "hp", 0, -1);
 	if (tp_live_flips && !tt_busted)
 		flip = tt_start(tt_flipper, NULL, "flip", 0, -1);
-	if (ph == TT_LIFE)
+	if (ph == TT_LIFE) {
 		churn = tt_start(tt_life_churn, NULL, "churn", 0, -1);
+		tt_free_start();
+	}
 
 	end = jiffies + dur;
 	next_stutter = jiffies + (unsigned long)stutter_s * HZ;
@@ -665,6 +673,8 @@ static void tt_run_phase(enum tt_phase_id ph, unsigned long dur)
 
 	if (churn)
 		kthread_stop(churn);
+	if (ph == TT_LIFE)
+		tt_free_stop();
 	if (flip)
 		kthread_stop(flip);
 	if (hp)
@@ -747,8 +757,10 @@ static int tt_controller(void *arg)
 		 atomic_long_read(&tt_signals), tt_stutters, tt_knob_flips,
 		 atomic_long_read(&tt_hotplug_off), atomic_long_read(&tt_hotplug_fail),
 		 kthread_should_stop() ? " (stopped early by rmmod)" : "");
-	if (tt_life_ran)
+	if (tt_life_ran) {
 		tt_life_report();
+		tt_free_report();
+	}
 	if (tt_busted)
 		tt_alert("End of test: %s\n",
 			 failed ? "FAILURE (expected)" : "SUCCESS (unexpected)");
