@@ -11,6 +11,7 @@
  *   psem_torture_busted.c  the deliberately broken locks
  *   psem_torture_watch.c   monitor, signaller, CPU hotplug
  *   psem_torture_flip.c    psem's release rules, set at stutters and live
+ *   psem_torture_hardirq.c releases from a hard-IRQ timer (hardirq_release)
  *
  * See psem_torture_main.c for what the test does.
  */
@@ -254,6 +255,10 @@ void tt_life_report(void);
 void tt_free_start(void);
 void tt_free_stop(void);
 void tt_free_report(void);
+
+/* psem_torture_hardirq.c */
+void tt_hirq_start(void);
+void tt_hirq_stop(void);
 
 /* psem_torture_locks.c */
 extern struct psem_rwlock tt_rw;

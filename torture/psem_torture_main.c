@@ -129,6 +129,10 @@ int tp_stat_interval_s = 10;
 module_param_named(stat_interval_s, tp_stat_interval_s, int, 0444);
 MODULE_PARM_DESC(stat_interval_s, "Print a stats line every N seconds (0=off, ..3600)");
 
+static int hardirq_release;
+module_param(hardirq_release, int, 0444);
+MODULE_PARM_DESC(hardirq_release, "Release from an HRTIMER_MODE_REL_HARD timer to waiting tasks, in every phase (0/1; default 0: PROVE_RAW_LOCK_NESTING kernels report an invalid wait context until psem defers that hand-off)");
+
 ulong tp_seed;
 module_param_named(seed, tp_seed, ulong, 0444);
 MODULE_PARM_DESC(seed, "Random seed (0: a random one, printed at start)");
@@ -655,6 +659,8 @@ static void tt_run_phase(enum tt_phase_id ph, unsigned long dur)
 		churn = tt_start(tt_life_churn, NULL, "churn", 0, -1);
 		tt_free_start();
 	}
+	if (hardirq_release && !tt_busted)
+		tt_hirq_start();
 
 	end = jiffies + dur;
 	next_stutter = jiffies + (unsigned long)stutter_s * HZ;
@@ -675,6 +681,8 @@ static void tt_run_phase(enum tt_phase_id ph, unsigned long dur)
 		kthread_stop(churn);
 	if (ph == TT_LIFE)
 		tt_free_stop();
+	if (hardirq_release && !tt_busted)
+		tt_hirq_stop();
 	if (flip)
 		kthread_stop(flip);
 	if (hp)
@@ -843,6 +851,7 @@ static int __init tt_init(void)
 	ok &= tt_param_ok("live_flips", tp_live_flips, 0, 10000);
 	ok &= tt_param_ok("wait_bound_s", tp_wait_bound_s, 1, 3600);
 	ok &= tt_param_ok("stat_interval_s", tp_stat_interval_s, 0, 3600);
+	ok &= tt_param_ok("hardirq_release", hardirq_release, 0, 1);
 	if (!ok)
 		return -EINVAL;
 	ret = tt_parse_type();
