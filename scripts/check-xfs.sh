@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# XFS with its buffer lock on psem, under a real workload in QEMU.
+#
+#   scripts/check-xfs.sh [KERNEL...]
+#   scripts/check-xfs.sh --image stock|psem KERNEL OUT.cpio
+#
+# KERNEL is "debug" (the lockdep + KASAN test kernel, scripts/build-kernel.sh
+# debug) or a Debian stock kernel as scripts/stock-kernel.sh names it (e.g.
+# 6.12); default: $PSEM_XFS_KERNELS, or "debug 6.12". For each: builds the
+# psem xfs.ko (scripts/xfs-build.sh), boots a guest whose initramfs holds it,
+# its dependencies (from the kernel's own modules, decompressed), brd,
+# psem.ko, mkfs.xfs, xfs_repair and stress-ng, and runs scripts/guest-xfs.sh
+# there: mkfs.xfs on a RAM disk, mount, a fixed-count stress-ng metadata
+# workload, umount, xfs_repair -n. Prints per kernel
+#   xfs on psem (<kernel>): <N> ops, repair clean, 0 splats
+# and fails if the repair found anything, a splat was logged (scan_splats)
+# or the guest failed. --image only builds the guest image of one variant
+# (stock: the unpatched XFS built the same way) and prints KERNEL=<image>;
+# scripts/bench-xfs.sh boots it.
+#
+# Environment: PSEM_XFS_OPS (bogo operations per stressor, default 1000),
+# PSEM_XFS_ROUNDS (default 1), PSEM_XFS_FIO=1 (add fio's random writes;
+# its libraries make the image about 85 MB larger), PSEM_XFS_PSEM (a psem
+# tree already built for the kernel, see xfs-build.sh), PSEM_QEMU_* (see
+# qemu-run.sh).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+ops=${PSEM_XFS_OPS:-1000}
+rounds=${PSEM_XFS_ROUNDS:-1}
+fio=${PSEM_XFS_FIO:-0}
+
+# resolve KERNEL: sets k_image, k_kdir, k_modroot (where the kernel's own
+# modules are: the build tree, or /lib/modules/<ver>/kernel) and k_label.
+resolve() {
+	if [ "$1" = debug ]; then
+		k_kdir=$("$top/scripts/build-kernel.sh" debug) || return 1
+		k_image=$k_kdir/arch/x86/boot/bzImage
+		k_modroot=$k_kdir
+		k_label=$("$top/scripts/build-kernel.sh" --name debug)
+	else
+		local s
+		s=$("$top/scripts/stock-kernel.sh" "$1") || return 1
+		k_image=$(sed -n 's/^KERNEL=//p' <<<"$s")
+		k_kdir=$(sed -n 's/^KDIR=//p' <<<"$s")
+		k_label=${k_image#/boot/vmlinuz-}
+		k_modroot=/lib/modules/$k_label/kernel
+	fi
+}
+
+# find_mod NAME: the kernel's own module NAME (- and _ alike), or nothing.
+find_mod() {
+	find "$k_modroot" -name "${1//[-_]/[-_]}.ko" -o -name "${1//[-_]/[-_]}.ko.xz" |
+		head -n 1
+}
+
+# add_mod NAME: NAME's dependencies, then NAME, into $stage/mods (once).
+add_mod() {
+	local f dep
+	case " $added " in *" $1 "*) return 0 ;; esac
+	f=$(find_mod "$1")
+	[ -n "$f" ] || { echo "check-xfs: no module $1 under $k_modroot" >&2; return 1; }
+	for dep in $(modinfo -F depends "$f" | tr ',' ' '); do
+		add_mod "$dep" || return 1
+	done
+	case $f in
+	*.xz) xz -dc "$f" >"$stage/mods/$1.ko" ;;
+	*) cp "$f" "$stage/mods/$1.ko" ;;
+	esac
+	echo "$1.ko" >>"$stage/mods/order"
+	added+=" $1"
+}
+
+# image VARIANT KERNEL OUT.cpio: resolve KERNEL, build its VARIANT xfs.ko
+# and the guest image.
+image() {
+	local variant=$1 out=$3 built xfs_ko psem_ko dep opt=()
+	resolve "$2" || return 1
+	[ "$variant" = psem ] || opt=(--stock)
+	built=$("$top/scripts/xfs-build.sh" ${opt[@]+"${opt[@]}"} "$k_kdir") || return 1
+	xfs_ko=$(sed -n 's/^XFS_KO=//p' <<<"$built")
+	psem_ko=$(sed -n 's/^PSEM_KO=//p' <<<"$built")
+	stage=$(mktemp -d)
+	mkdir -p "$stage/mods"
+	: >"$stage/mods/order"
+	added=
+	# libcrc32c asks the crypto API for crc32c, which has no modprobe to
+	# load it in the guest: load the generic one first where it is a module.
+	[ -z "$(find_mod crc32c_generic)" ] || add_mod crc32c_generic
+	for dep in $(modinfo -F depends "$xfs_ko" | tr ',' ' '); do
+		[ "$dep" = psem ] || add_mod "$dep"
+	done
+	add_mod brd
+	# One RAM disk of 320 MiB: mkfs.xfs refuses less than 300 MB.
+	sed -i 's/^brd\.ko$/brd.ko rd_nr=1 rd_size=327680/' "$stage/mods/order"
+	if [ "$variant" = psem ]; then
+		cp "$psem_ko" "$stage/mods/psem.ko"
+		echo psem.ko >>"$stage/mods/order"
+	fi
+	cp "$xfs_ko" "$stage/mods/xfs.ko"
+	echo xfs.ko >>"$stage/mods/order"
+	printf 'OPS=%s\nROUNDS=%s\nFIO=%s\n' "$ops" "$rounds" "$fio" >"$stage/xfs.conf"
+	local bins=(-b /usr/sbin/mkfs.xfs -b /usr/sbin/xfs_repair -b /usr/bin/stress-ng)
+	[ "$fio" != 1 ] || bins+=(-b /usr/bin/fio)
+	local files
+	files=(xfs.conf mods/order)
+	for f in "$stage"/mods/*.ko; do files+=("mods/${f##*/}"); done
+	local rc=0
+	"$top/scripts/mkinitramfs.sh" -C "$stage" "${bins[@]}" "$out" \
+		"$top/scripts/guest-xfs.sh" "${files[@]}" || rc=1
+	rm -rf "$stage"
+	return $rc
+}
+
+# The total of stress-ng's bogo operations in a log.
+ops_of() {
+	tr -d '\r' <"$1" |
+		awk '/stress-ng: metrc: \[[0-9]+\] (dir|dentry|rename|link|xattr|chmod) +[0-9]+ / {
+			for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { n += $(i + 2); break }
+		} END { print n + 0 }'
+}
+
+if [ "${1:-}" = --image ]; then
+	[ $# -eq 4 ] || { echo "usage: check-xfs.sh --image stock|psem KERNEL OUT.cpio" >&2; exit 2; }
+	image "$2" "$3" "$4"
+	echo "KERNEL=$k_image"
+	exit 0
+fi
+
+# shellcheck disable=SC2086 # one word per kernel
+[ $# -gt 0 ] || set -- ${PSEM_XFS_KERNELS:-debug 6.12}
+mkdir -p "$logdir" "$cache/work"
+failed=0
+for k in "$@"; do
+	t0=$SECONDS
+	cpio=$cache/work/xfs-$k.cpio
+	if ! image psem "$k" "$cpio"; then
+		echo "xfs on psem ($k): FAILED to build"
+		failed=1
+		continue
+	fi
+	log=$logdir/xfs-$k_label.log
+	ok=1
+	PSEM_QEMU_TIMEOUT=${PSEM_QEMU_TIMEOUT:-900} \
+		"$top/scripts/qemu-run.sh" "$k_image" "$cpio" "$log" || ok=0
+	splats=0
+	scan_splats "$log" || { ok=0; splats=$(tr -d '\r' <"$log" | grep -cE "$splat_re" || true); }
+	log_part "$log" LOAD | grep -qx 'xfs: on psem' ||
+		{ echo "check-xfs: the guest's xfs.ko did not use psem"; ok=0; }
+	nrep=$(tr -d '\r' <"$log" | grep -cx 'repair: clean' || true)
+	[ "$nrep" = "$rounds" ] || { echo "check-xfs: $nrep of $rounds repairs clean"; ok=0; }
+	n=$(ops_of "$log")
+	[ "$n" -gt 0 ] || { echo "check-xfs: no stress-ng operations counted"; ok=0; }
+	echo "console log: $log ($((SECONDS - t0))s)"
+	if [ $ok = 1 ]; then
+		echo "xfs on psem ($k_label): $n ops, repair clean, 0 splats"
+	else
+		echo "xfs on psem ($k_label): FAILED ($n ops, $nrep of $rounds repairs clean, $splats splat lines)"
+		failed=1
+	fi
+done
+exit $failed
