@@ -130,12 +130,27 @@ if [ $mode = stock ]; then
 	rm -rf "$out" && mkdir -p "$out"
 	cp "$stock_config" "$out/.config"
 	base=$(make -s -C "$src" kernelversion)
-	# Bookworm's pahole is older than module BTF needs (olddefconfig
-	# would drop it too; said here so that the reason is written down).
 	"$src/scripts/config" --file "$out/.config" --set-str LOCALVERSION "${stock#"$base"}" \
-		--disable LOCALVERSION_AUTO --disable DEBUG_INFO_BTF
-	mk olddefconfig >&2
-	mk -j"$(nproc)" modules_prepare >&2
+		--disable LOCALVERSION_AUTO
+	# Kconfig drops what bookworm's pahole 1.24 is too old for: module
+	# BTF, and sched_ext and the rest that depend on BTF. That would change
+	# struct module (its BTF fields sit before ->exit: the image then
+	# refuses the module, "Invalid relocation target") and struct
+	# task_struct. modules_prepare runs no pahole, and module BTF is not
+	# generated without a vmlinux here, so Kconfig is told the version the
+	# image was built with, and the layout stays the image's.
+	pv=$(sed -n 's/^CONFIG_PAHOLE_VERSION=\([0-9]*\)$/\1/p' "$stock_config")
+	printf '#!/bin/sh\necho v%s.%s\n' "${pv%??}" "${pv#"${pv%??}"}" >"$out/.psem-pahole"
+	chmod +x "$out/.psem-pahole"
+	mk PAHOLE="$out/.psem-pahole" olddefconfig >&2
+	mk PAHOLE="$out/.psem-pahole" -j"$(nproc)" modules_prepare >&2
+	# What still differs from the image's config: the compiler's and the
+	# tools' versions and what they allow (this gcc 12 has no Rust beside
+	# it, for one). Shown, so that a layout-relevant difference is seen.
+	diff <(grep '^CONFIG_' "$stock_config" | sort) <(grep '^CONFIG_' "$out/.config" | sort) |
+		sed -n 's/^\([<>]\) /  \1 /p' >"$out/.psem-config-diff" || true
+	echo "build-kernel: config lines that differ from the image's (< image, > tree):" >&2
+	cat "$out/.psem-config-diff" >&2
 	rel=$(cat "$out/include/config/kernel.release")
 	[ "$rel" = "$stock" ] ||
 		{ echo "build-kernel: the tree's release is $rel, not $stock" >&2; exit 1; }
