@@ -53,6 +53,10 @@
 #                             called back, returns false, changes nothing
 #   quiesce-fifo              an acquirer queued behind a quiesce is served
 #                             after it
+#   nmi-release-quiesce-free  a release from NMI parks its permit for an
+#                             irq_work, which is preempted; close from NMI
+#                             is refused; close, quiesce, free in task
+#                             context: no later access
 #
 # A case named in PSEM_TSAN_CASES_PENDING (one whose fix in kmod/ has not
 # landed yet; none by default) is run, but may fail.

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include <linux/kernel.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -904,6 +905,75 @@ static void case_quiesce_fifo(void)
 	free(qf_sem);
 }
 
+/*
+ * nmi-release-quiesce-free: a release from NMI, where the queue lock may
+ * not be taken, with a waiter queued: its permit is parked for an
+ * irq_work, whose task is stopped before it takes the queue lock. From
+ * NMI, psem_close() is refused (-EPERM). The owner then, in task context,
+ * closes (failing the waiter), gives back its other permit, quiesces and
+ * frees the psem: quiesce must have waited for the hand-off, which counts
+ * the parked permit home, and nothing touches the psem after it.
+ */
+static struct psem *nrq_sem;
+
+static void nrq_waiter(struct thr *t)
+{
+	t->ret = psem_acquire_killable(nrq_sem, 1);
+}
+
+static void case_nmi_release_quiesce_free(void)
+{
+	struct task_struct *irq = psem_user_irq_work_task();
+	struct thr w;
+	int ret, state, old;
+
+	nrq_sem = calloc(1, sizeof(*nrq_sem));
+	if (!nrq_sem)
+		abort();
+	psem_init_capacity(nrq_sem, 2);
+	CHECK(psem_try_acquire(nrq_sem, 2), "take 2");
+	thr_start(&w, "W", nrq_waiter, NULL, 0);
+	if (!CHECK(wait_asleep_on(&w, nrq_sem), "W never slept"))
+		return;
+	psem_user_preempt_arm(irq, PSEM_USER_AT_LOCK, &nrq_sem->wq.lock, 1,
+			      STOP_BOUND_MS);
+	old = psem_user_set_context(NMI_OFFSET);
+	ret = psem_release(nrq_sem, 1);
+	CHECK(ret == 0, "the release from NMI returned %d", ret);
+	ret = psem_close(nrq_sem);
+	psem_user_set_context(old);
+	if (!CHECK(ret == -EPERM,
+		   "psem_close() from NMI returned %d, want -EPERM", ret)) {
+		psem_user_preempt_disarm(irq);
+		return;		/* W may hold a permit now: no quiesce */
+	}
+	state = psem_user_preempt_wait_stopped(irq, 2 * STOP_BOUND_MS);
+	note("the irq_work task %s after the release from NMI",
+	     pre_state_name(state));
+
+	ret = psem_close(nrq_sem);
+	CHECK(ret == 0, "psem_close() returned %d", ret);
+	ret = psem_release(nrq_sem, 1);
+	CHECK(ret == 0, "the owner's release returned %d", ret);
+	ret = psem_quiesce(nrq_sem, HANG_MS);
+	if (!CHECK(ret == 0, "psem_quiesce() returned %d", ret)) {
+		psem_user_preempt_release(irq);
+		thr_join(&w);
+		return;
+	}
+	state = psem_user_preempt_state(irq);
+	free(nrq_sem);
+	psem_user_preempt_release(irq);
+	thr_join(&w);
+	note("the irq_work task %s when quiesce returned; W returned %ld",
+	     pre_state_name(state), w.ret);
+	/* W was served by the hand-off, or failed by the close. */
+	if (w.ret == 0)
+		fail("W was granted a permit that quiesce then counted home");
+	CHECK(w.ret == -ESHUTDOWN, "W returned %ld", w.ret);
+	psem_user_preempt_disarm(irq);
+}
+
 struct pcase {
 	const char	*name;
 	void		(*fn)(void);
@@ -919,6 +989,7 @@ static const struct pcase cases[] = {
 	{ "double-cancel",		case_double_cancel },
 	{ "cancel-never-queued",	case_cancel_never_queued },
 	{ "quiesce-fifo",		case_quiesce_fifo },
+	{ "nmi-release-quiesce-free",	case_nmi_release_quiesce_free },
 };
 
 int main(int argc, char **argv)

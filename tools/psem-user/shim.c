@@ -609,10 +609,12 @@ static pthread_cond_t psem_user_irq_more = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t psem_user_irq_idle = PTHREAD_COND_INITIALIZER;
 static LIST_HEAD(psem_user_irq_list);
 static pthread_once_t psem_user_irq_once = PTHREAD_ONCE_INIT;
+static struct task_struct *psem_user_irq_task;	/* RELEASE, once */
 
 static void *psem_user_irq_thread(void *arg)
 {
-	psem_user_task_init("irq_work", 0);
+	__atomic_store_n(&psem_user_irq_task, psem_user_task_init("irq_work", 0),
+			 __ATOMIC_RELEASE);
 	pthread_mutex_lock(&psem_user_irq_lock);
 	for (;;) {
 		struct irq_work *w;
@@ -688,4 +690,14 @@ bool irq_work_is_busy(struct irq_work *work)
 	busy = work->pending || work->busy;
 	pthread_mutex_unlock(&psem_user_irq_lock);
 	return busy;
+}
+
+struct task_struct *psem_user_irq_work_task(void)
+{
+	struct task_struct *t;
+
+	pthread_once(&psem_user_irq_once, psem_user_irq_start);
+	while (!(t = __atomic_load_n(&psem_user_irq_task, __ATOMIC_ACQUIRE)))
+		psem_user_usleep(50);
+	return t;
 }

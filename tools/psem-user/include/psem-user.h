@@ -27,6 +27,9 @@ unsigned long psem_user_warnings(void);
  */
 int psem_user_set_context(int bits);
 
+/* The task that runs irq_work (started if need be), e.g. to arm its hook. */
+struct task_struct *psem_user_irq_work_task(void);
+
 /* Sleeps @us microseconds (not a kernel call; for the harness). */
 void psem_user_usleep(unsigned int us);
 
