@@ -27,7 +27,7 @@ KDIR	?= /lib/modules/$(KVER)/build
 PWD	:= $(CURDIR)
 
 # Script-backed targets: `make X` runs scripts/X.sh.
-SCRIPTS	:= check demo lint torture bench bench-native
+SCRIPTS	:= check demo lint torture bench bench-native bench-xfs
 
 # The version DKMS knows psem by, from dkms.conf.
 PSEM_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' "$(CURDIR)/dkms.conf")

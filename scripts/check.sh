@@ -427,6 +427,14 @@ if [ "${PSEM_CHECK_NATIVE:-1}" != 0 ]; then
 	if PSEM_NATIVE_SMOKE=1 bash "$top/scripts/bench-native.sh"; then stage_done ok; else fail_step native; fi
 fi
 
+# XFS with its buffer lock on psem (scripts/check-xfs.sh): a short
+# stress-ng metadata run and xfs_repair -n, on the debug kernel and stock
+# 6.12; one line per kernel. PSEM_CHECK_XFS=0 skips it.
+if [ "${PSEM_CHECK_XFS:-1}" != 0 ]; then
+	stage "xfs on psem"
+	if bash "$top/scripts/check-xfs.sh"; then stage_done ok; else fail_step xfs; fi
+fi
+
 # scripts/check-tsan.sh, where it exists (another part of the suite; its
 # failure counts as one failed step).
 if [ "${PSEM_CHECK_TSAN:-1}" != 0 ] && [ -f "$top/scripts/check-tsan.sh" ]; then

@@ -49,4 +49,11 @@ else
 	scan_splats "$log" || true
 	rc=1
 fi
+# XFS with its buffer lock on psem, on the same kernel: make demo XFS=1.
+if [ "${XFS:-0}" = 1 ]; then
+	echo
+	PSEM_XFS_OPS=${PSEM_XFS_OPS:-200} "$top/scripts/check-xfs.sh" "$kver" || rc=1
+else
+	echo "xfs: make demo XFS=1 also runs XFS with its buffer lock on psem (stress-ng, xfs_repair -n)"
+fi
 exit $rc

@@ -64,10 +64,10 @@ while [ $round -lt "$ROUNDS" ]; do
 	part "WORK $round"
 	t0=$(now)
 	# Four metadata stressors at once, each a fixed number of bogo
-	# operations: directories, dentries, renames, hard links.
+	# operations: directories, dentries, renames, mode changes.
 	run stress-ng --temp-path /mnt --metrics-brief \
 		--dir 1 --dir-ops "$OPS" --dentry 1 --dentry-ops "$OPS" \
-		--rename 1 --rename-ops "$OPS" --link 1 --link-ops "$OPS" 2>&1
+		--rename 1 --rename-ops "$OPS" --chmod 1 --chmod-ops "$OPS" 2>&1
 	if [ "$FIO" = 1 ]; then
 		# Small random writes with an fsync every 16, then a read back:
 		# log and extent buffers. A fixed size, so the same work.

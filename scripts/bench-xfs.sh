@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# A/B benchmark: XFS on struct semaphore (the unpatched xfs.ko) against XFS
+# with its buffer lock on psem (examples/xfs), the same workload in QEMU
+# (scripts/guest-xfs.sh: stress-ng dir, dentry, rename and chmod stressors,
+# a fixed number of bogo operations each, on a fresh filesystem per round).
+#
+#   make bench-xfs    or    scripts/bench-xfs.sh
+#
+# Both xfs.ko are built by scripts/xfs-build.sh from the same source with
+# the same compiler against the same stock kernel. Two measurements:
+#   1. instruction counts: one boot of each under -icount shift=0,sleep=off
+#      -smp 1, where the guest's ktime advances one ns per instruction: the
+#      ktime delta around the workload is its instruction count;
+#   2. wall clock: PSEM_BENCH_XFS_ROUNDS boots of each under MTTCG -smp 2,
+#      interleaved (stock, psem, stock, psem, ...), the guest's ktime delta
+#      around the workload each time.
+# Reports medians with min and max, the psem/stock ratios, and psem's stats
+# (lock-free releases, locked releases, sleeps) for the runs, in
+# bench/results/<date>-xfs-<kernel>.{md,csv}.
+#
+# Environment: PSEM_BENCH_XFS_KERNEL (a stock kernel as stock-kernel.sh
+# names it; default 6.12), PSEM_BENCH_XFS_ROUNDS (default 5),
+# PSEM_BENCH_XFS_OPS (bogo operations per stressor, default 2000),
+# PSEM_XFS_FIO=1 to add fio to the workload.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+kernel=${PSEM_BENCH_XFS_KERNEL:-6.12}
+rounds=${PSEM_BENCH_XFS_ROUNDS:-5}
+export PSEM_XFS_OPS=${PSEM_BENCH_XFS_OPS:-2000} PSEM_XFS_ROUNDS=1
+work=$cache/work/bench-xfs
+mkdir -p "$work" "$top/bench/results"
+
+for v in stock psem; do
+	img=$("$top/scripts/check-xfs.sh" --image "$v" "$kernel" "$work/$v.cpio") ||
+		{ echo "bench-xfs: building the $v image failed" >&2; exit 1; }
+	image=$(sed -n 's/^KERNEL=//p' <<<"$img")
+done
+kver=${image#/boot/vmlinuz-}
+
+# boot VARIANT MODE N: one boot; appends "mode,variant,n,ktime_ns,stats..."
+# to the raw CSV.
+raw=$work/raw.csv
+echo "mode,variant,boot,ktime_ns,ops,fast_release,locked_release,sleep" >"$raw"
+boot() {
+	local v=$1 mode=$2 n=$3 log=$work/$1-$2-$3.log
+	if [ "$mode" = icount ]; then
+		PSEM_QEMU_SMP=1 PSEM_QEMU_ARGS="-icount shift=0,sleep=off" \
+			PSEM_QEMU_TIMEOUT=1800 "$top/scripts/qemu-run.sh" "$image" "$work/$v.cpio" "$log"
+	else
+		PSEM_QEMU_SMP=2 PSEM_QEMU_TIMEOUT=1800 "$top/scripts/qemu-run.sh" "$image" "$work/$v.cpio" "$log"
+	fi || { echo "bench-xfs: the $v $mode boot $n failed" >&2; return 1; }
+	scan_splats "$log" || return 1
+	local ns ops st
+	ns=$(log_part "$log" "WORK 1" | sed -n 's/^ktime_ns //p')
+	ops=$(tr -d '\r' <"$log" | awk '/stress-ng: metrc: \[[0-9]+\] (dir|dentry|rename|chmod) +[0-9]+ / {
+		for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { n += $(i + 2); break } } END { print n + 0 }')
+	st=$(log_part "$log" "STATS-AFTER 1" |
+		awk '{ v[$1] = $2 } END { printf "%s,%s,%s", v["fast_release"] + 0, v["locked_release"] + 0, v["sleep"] + 0 }')
+	echo "$mode,$v,$n,$ns,$ops,$st" >>"$raw"
+	echo "bench-xfs: $mode $v boot $n: ${ns} ns, $ops ops" >&2
+}
+
+for v in stock psem; do boot "$v" icount 1; done
+for n in $(seq 1 "$rounds"); do
+	for v in stock psem; do boot "$v" wall "$n"; done
+done
+
+stem=$top/bench/results/$(date -u +%F)-xfs-$kver
+cp "$raw" "$stem.csv"
+python3 - "$raw" "$kver" "$PSEM_XFS_OPS" "$rounds" >"$stem.md" <<'PY'
+import csv, statistics, sys
+
+raw, kver, ops, rounds = sys.argv[1:]
+rows = list(csv.DictReader(open(raw)))
+
+def vals(mode, v, key="ktime_ns"):
+    return [int(r[key]) for r in rows if r["mode"] == mode and r["variant"] == v]
+
+print(f"# XFS's buffer lock: struct semaphore (stock) vs psem, {kver}\n")
+print(f"stress-ng dir, dentry, rename, chmod: {ops} bogo ops each per boot; "
+      f"{rounds} interleaved wall-clock rounds.\n")
+print("| measure | stock median (min-max) | psem median (min-max) | psem/stock |")
+print("|---|---|---|---|")
+for mode, unit, div in (("icount", "instructions (M)", 1e6), ("wall", "guest ktime (ms)", 1e6)):
+    a, b = vals(mode, "stock"), vals(mode, "psem")
+    if not a or not b:
+        continue
+    ma, mb = statistics.median(a), statistics.median(b)
+    print(f"| {mode}: {unit} | {ma / div:.1f} ({min(a) / div:.1f}-{max(a) / div:.1f}) "
+          f"| {mb / div:.1f} ({min(b) / div:.1f}-{max(b) / div:.1f}) | {mb / ma:.4f} |")
+print()
+print("psem's stats in the psem boots (the buffer lock is psem's only user there):\n")
+print("| boot | ops | lock-free releases | locked releases | sleeps |")
+print("|---|---|---|---|---|")
+for r in rows:
+    if r["variant"] == "psem":
+        print(f"| {r['mode']} {r['boot']} | {r['ops']} | {r['fast_release']} "
+              f"| {r['locked_release']} | {r['sleep']} |")
+PY
+cat "$stem.md"
+echo "bench-xfs: results in $stem.md and $stem.csv"
