@@ -83,7 +83,7 @@ unlock:
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	return ret;
 }
-PSEM_EXPORT(psem_acquire_async);
+EXPORT_SYMBOL_PSEM(psem_acquire_async);
 
 /**
  * psem_cancel_async - withdraw a queued asynchronous acquire
@@ -107,7 +107,7 @@ bool psem_cancel_async(struct psem *sem, struct psem_async *aw)
 {
 	return psem_cancel(sem, &aw->w);
 }
-PSEM_EXPORT(psem_cancel_async);
+EXPORT_SYMBOL_PSEM(psem_cancel_async);
 
 /*
  * Under the queue lock: whether a callback for @aw is due (it was served
@@ -118,8 +118,8 @@ static bool psem_async_busy(struct psem *sem, struct psem_async *aw)
 	bool busy;
 
 	spin_lock_irq(&sem->wq.lock);
-	/* ACQUIRE: pairs with the RELEASE in psem_call_back(). */
 	busy = atomic_read(&aw->w.state) == PSEM_W_SERVED ||
+	       /* ACQUIRE: pairs with the RELEASE in psem_call_back(). */
 	       smp_load_acquire(&sem->calling) == aw;
 	spin_unlock_irq(&sem->wq.lock);
 	return busy;
@@ -159,7 +159,7 @@ bool psem_cancel_async_sync(struct psem *sem, struct psem_async *aw)
 	} while (atomic_read(&aw->w.state) != PSEM_W_IDLE);
 	return cancelled;
 }
-PSEM_EXPORT(psem_cancel_async_sync);
+EXPORT_SYMBOL_PSEM(psem_cancel_async_sync);
 
 static void psem_async_queue_work(struct psem_async *aw, int result)
 {
@@ -191,10 +191,10 @@ int psem_acquire_async_work(struct psem *sem, long n,
 	INIT_WORK(&aww->work, fn);
 	return psem_acquire_async(sem, n, &aww->aw, psem_async_queue_work);
 }
-PSEM_EXPORT(psem_acquire_async_work);
+EXPORT_SYMBOL_PSEM(psem_acquire_async_work);
 
 /**
- * psem_cancel_async_work_sync - withdraw an acquire of psem_acquire_async_work(), or wait for its work
+ * psem_cancel_async_work_sync - withdraw a work waiter, or wait for its work
  * @sem: the semaphore @aww was queued on
  * @aww: a waiter given to psem_acquire_async_work()
  *
@@ -216,4 +216,4 @@ bool psem_cancel_async_work_sync(struct psem *sem, struct psem_async_work *aww)
 	flush_work(&aww->work);
 	return false;
 }
-PSEM_EXPORT(psem_cancel_async_work_sync);
+EXPORT_SYMBOL_PSEM(psem_cancel_async_work_sync);

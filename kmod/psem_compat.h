@@ -20,7 +20,7 @@
  * export macros stringify; from 6.13 (commit cdd30ebb1b9f, "module:
  * Convert symbol namespace to string literal") it is a string. Consumers
  * write MODULE_IMPORT_NS(PSEM_NS) on every kernel; psem's own objects
- * export through PSEM_EXPORT(), whose extra level expands PSEM_NS before
+ * export through EXPORT_SYMBOL_PSEM(), whose extra level expands PSEM_NS before
  * EXPORT_SYMBOL_NS_GPL() sees it (6.1 applies # to its argument).
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
@@ -31,8 +31,8 @@
 #define PSEM_KNOBS_NS		PSEM_KNOBS
 #endif
 #define __PSEM_EXPORT_NS(sym, ns)	EXPORT_SYMBOL_NS_GPL(sym, ns)
-#define PSEM_EXPORT(sym)		__PSEM_EXPORT_NS(sym, PSEM_NS)
-#define PSEM_EXPORT_KNOBS(sym)		__PSEM_EXPORT_NS(sym, PSEM_KNOBS_NS)
+#define EXPORT_SYMBOL_PSEM(sym)		__PSEM_EXPORT_NS(sym, PSEM_NS)
+#define EXPORT_SYMBOL_PSEM_KNOBS(sym)		__PSEM_EXPORT_NS(sym, PSEM_KNOBS_NS)
 
 /*
  * hrtimer_setup() sets the callback with the rest, from 6.13 ("hrtimers:

@@ -91,7 +91,7 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 	init_irq_work(&sem->defer, __psem_defer_fn);
 	sem->capped = false;
 }
-PSEM_EXPORT(__psem_init);
+EXPORT_SYMBOL_PSEM(__psem_init);
 
 int __psem_init_capacity(struct psem *sem, long capacity, const char *name,
 			 struct lock_class_key *key)
@@ -107,7 +107,7 @@ int __psem_init_capacity(struct psem *sem, long capacity, const char *name,
 	sem->capped = true;
 	return ret;
 }
-PSEM_EXPORT(__psem_init_capacity);
+EXPORT_SYMBOL_PSEM(__psem_init_capacity);
 
 /**
  * psem_try_acquire - take permits without sleeping
@@ -128,7 +128,7 @@ bool psem_try_acquire(struct psem *sem, long n)
 		return !psem_bad_count(__func__, n, _RET_IP_);
 	return psem_take(sem, n);
 }
-PSEM_EXPORT(psem_try_acquire);
+EXPORT_SYMBOL_PSEM(psem_try_acquire);
 
 /**
  * psem_release - return permits
@@ -162,7 +162,7 @@ int psem_release(struct psem *sem, long n)
 		return 0;
 	return __psem_release_locked(sem, n, _RET_IP_);
 }
-PSEM_EXPORT(psem_release);
+EXPORT_SYMBOL_PSEM(psem_release);
 
 /**
  * psem_release_all_held - return permits from a holder of every permit
@@ -193,7 +193,7 @@ int psem_release_all_held(struct psem *sem, long n)
 		return 0;
 	return __psem_release_locked(sem, n, _RET_IP_);
 }
-PSEM_EXPORT(psem_release_all_held);
+EXPORT_SYMBOL_PSEM(psem_release_all_held);
 
 /* Why a take of @n that found too few permits failed, without waiting. */
 static int psem_try_failed(struct psem *sem, long n)
@@ -245,7 +245,7 @@ int __sched psem_acquire(struct psem *sem, long n)
 	return psem_acquire_common(sem, n, TASK_UNINTERRUPTIBLE,
 				   MAX_SCHEDULE_TIMEOUT, __func__, _RET_IP_);
 }
-PSEM_EXPORT(psem_acquire);
+EXPORT_SYMBOL_PSEM(psem_acquire);
 
 /**
  * psem_acquire_interruptible - take permits, sleeping interruptibly
@@ -265,7 +265,7 @@ int __sched psem_acquire_interruptible(struct psem *sem, long n)
 	return psem_acquire_common(sem, n, TASK_INTERRUPTIBLE,
 				   MAX_SCHEDULE_TIMEOUT, __func__, _RET_IP_);
 }
-PSEM_EXPORT(psem_acquire_interruptible);
+EXPORT_SYMBOL_PSEM(psem_acquire_interruptible);
 
 /**
  * psem_acquire_killable - take permits, sleeping until served or killed
@@ -283,7 +283,7 @@ int __sched psem_acquire_killable(struct psem *sem, long n)
 	return psem_acquire_common(sem, n, TASK_KILLABLE,
 				   MAX_SCHEDULE_TIMEOUT, __func__, _RET_IP_);
 }
-PSEM_EXPORT(psem_acquire_killable);
+EXPORT_SYMBOL_PSEM(psem_acquire_killable);
 
 /**
  * psem_acquire_timeout - take permits, sleeping at most @timeout jiffies
@@ -304,7 +304,7 @@ int __sched psem_acquire_timeout(struct psem *sem, long n, long timeout)
 	return psem_acquire_common(sem, n, TASK_UNINTERRUPTIBLE, timeout,
 				   __func__, _RET_IP_);
 }
-PSEM_EXPORT(psem_acquire_timeout);
+EXPORT_SYMBOL_PSEM(psem_acquire_timeout);
 
 /**
  * psem_available - the permits that could be taken without waiting now
@@ -322,7 +322,7 @@ long psem_available(const struct psem *sem)
 	return psem_word_balance(atomic_long_read(&sem->count)) +
 	       atomic_long_read(&sem->parked);
 }
-PSEM_EXPORT(psem_available);
+EXPORT_SYMBOL_PSEM(psem_available);
 
 /**
  * psem_drain - take whatever permits are available, up to a limit
@@ -355,7 +355,7 @@ long psem_drain(struct psem *sem, long up_to)
 						  cur - take * PSEM_ONE));
 	return take;
 }
-PSEM_EXPORT(psem_drain);
+EXPORT_SYMBOL_PSEM(psem_drain);
 
 /**
  * psem_reduce - lower the number of permits for good
@@ -406,7 +406,7 @@ unlock:
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	return ret;
 }
-PSEM_EXPORT(psem_reduce);
+EXPORT_SYMBOL_PSEM(psem_reduce);
 
 /**
  * psem_debt - the permits psem_reduce() still waits to remove
@@ -420,4 +420,4 @@ unsigned long psem_debt(struct psem *sem)
 {
 	return READ_ONCE(sem->debt);	/* a snapshot: orders nothing */
 }
-PSEM_EXPORT(psem_debt);
+EXPORT_SYMBOL_PSEM(psem_debt);

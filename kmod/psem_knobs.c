@@ -62,7 +62,7 @@ const char *const psem_stat_names[PSEM_NR_STATS] = {
 	[PSEM_STAT_DEFERRED]		= "deferred",
 	[PSEM_STAT_WARN]		= "refused",
 };
-PSEM_EXPORT_KNOBS(psem_stat_names);
+EXPORT_SYMBOL_PSEM_KNOBS(psem_stat_names);
 
 /**
  * psem_stats_snapshot - sum the counters over all possible CPUs
@@ -87,7 +87,7 @@ void psem_stats_snapshot(struct psem_stats *out)
 	/* A counter: orders nothing. */
 	out->count[PSEM_STAT_WARN] = atomic64_read(&psem_refusals);
 }
-PSEM_EXPORT_KNOBS(psem_stats_snapshot);
+EXPORT_SYMBOL_PSEM_KNOBS(psem_stats_snapshot);
 
 /**
  * psem_stats_reset - zero the per-CPU counters
@@ -103,7 +103,7 @@ void psem_stats_reset(void)
 		memset(per_cpu_ptr(&psem_cpu_stats, cpu), 0,
 		       sizeof(struct psem_cpu_stats));
 }
-PSEM_EXPORT_KNOBS(psem_stats_reset);
+EXPORT_SYMBOL_PSEM_KNOBS(psem_stats_reset);
 
 /* Under psem_switch_lock. */
 static void psem_set_key(struct static_key_true *key, bool on)
@@ -131,7 +131,7 @@ bool psem_fast_release_enabled(void)
 {
 	return static_key_enabled(&psem_fast_release_key);
 }
-PSEM_EXPORT_KNOBS(psem_fast_release_enabled);
+EXPORT_SYMBOL_PSEM_KNOBS(psem_fast_release_enabled);
 
 /**
  * psem_set_fast_release - let releases try the lock-free path, or not
@@ -143,14 +143,14 @@ void psem_set_fast_release(bool on)
 {
 	psem_set_rule(&psem_fast_release_key, on);
 }
-PSEM_EXPORT_KNOBS(psem_set_fast_release);
+EXPORT_SYMBOL_PSEM_KNOBS(psem_set_fast_release);
 
 /** psem_zero_release_enabled - whether a zero-balance release may be lock-free */
 bool psem_zero_release_enabled(void)
 {
 	return static_key_enabled(&psem_zero_release_key);
 }
-PSEM_EXPORT_KNOBS(psem_zero_release_enabled);
+EXPORT_SYMBOL_PSEM_KNOBS(psem_zero_release_enabled);
 
 /**
  * psem_set_zero_release - choose the rule for the lock-free release
@@ -163,14 +163,14 @@ void psem_set_zero_release(bool on)
 {
 	psem_set_rule(&psem_zero_release_key, on);
 }
-PSEM_EXPORT_KNOBS(psem_set_zero_release);
+EXPORT_SYMBOL_PSEM_KNOBS(psem_set_zero_release);
 
 /** psem_contention_flag_enabled - whether the contention flag is in use */
 bool psem_contention_flag_enabled(void)
 {
 	return static_key_enabled(&psem_contention_flag_key);
 }
-PSEM_EXPORT_KNOBS(psem_contention_flag_enabled);
+EXPORT_SYMBOL_PSEM_KNOBS(psem_contention_flag_enabled);
 
 /**
  * psem_set_contention_flag - use the contention flag, or not
@@ -184,14 +184,14 @@ void psem_set_contention_flag(bool on)
 	psem_set_key(&psem_contention_flag_key, on);
 	mutex_unlock(&psem_switch_lock);
 }
-PSEM_EXPORT_KNOBS(psem_set_contention_flag);
+EXPORT_SYMBOL_PSEM_KNOBS(psem_set_contention_flag);
 
 /** psem_stats_enabled - whether events are counted */
 bool psem_stats_enabled(void)
 {
 	return static_key_enabled(&psem_stats_key);
 }
-PSEM_EXPORT_KNOBS(psem_stats_enabled);
+EXPORT_SYMBOL_PSEM_KNOBS(psem_stats_enabled);
 
 /**
  * psem_set_stats - count events, or not
@@ -208,7 +208,7 @@ void psem_set_stats(bool on)
 		static_branch_disable(&psem_stats_key);
 	mutex_unlock(&psem_switch_lock);
 }
-PSEM_EXPORT_KNOBS(psem_set_stats);
+EXPORT_SYMBOL_PSEM_KNOBS(psem_set_stats);
 
 /**
  * psem_set_quiet_warnings - count refused calls without warning
@@ -218,14 +218,14 @@ void psem_set_quiet_warnings(bool on)
 {
 	WRITE_ONCE(psem_quiet_warnings, on);	/* a mode flag: orders nothing */
 }
-PSEM_EXPORT_KNOBS(psem_set_quiet_warnings);
+EXPORT_SYMBOL_PSEM_KNOBS(psem_set_quiet_warnings);
 
 /** psem_warn_count - the number of calls refused since load */
 u64 psem_warn_count(void)
 {
 	return atomic64_read(&psem_refusals);	/* a counter: unordered */
 }
-PSEM_EXPORT_KNOBS(psem_warn_count);
+EXPORT_SYMBOL_PSEM_KNOBS(psem_warn_count);
 
 /**
  * psem_warn_site_count - the number of distinct callers refused so far
@@ -237,7 +237,7 @@ u64 psem_warn_site_count(void)
 {
 	return atomic64_read(&psem_warn_sites);	/* a counter: unordered */
 }
-PSEM_EXPORT_KNOBS(psem_warn_site_count);
+EXPORT_SYMBOL_PSEM_KNOBS(psem_warn_site_count);
 
 /* A debugfs switch: a getter and a setter behind one file. */
 struct psem_switch {

@@ -62,7 +62,7 @@ static long psem_retarget(struct psem *sem, long capacity,
 int psem_resize(struct psem *sem, long capacity)
 {
 	unsigned long flags;
-	PSEM_WAKE(wake);
+	DEFINE_PSEM_WAKE(wake);
 	long old, back;
 
 	if (!sem->capped && psem_refuse("resize of a psem without a capacity\n"))
@@ -99,7 +99,7 @@ int psem_resize(struct psem *sem, long capacity)
 	psem_wake_served(sem, &wake);
 	return 0;
 }
-PSEM_EXPORT(psem_resize);
+EXPORT_SYMBOL_PSEM(psem_resize);
 
 /**
  * psem_close - fail every wait, now and until psem_reopen()
@@ -107,8 +107,9 @@ PSEM_EXPORT(psem_resize);
  *
  * Every waiting acquirer returns -ESHUTDOWN and gives back its partial
  * grant; an asynchronous waiter's callback gets -ESHUTDOWN, from this call
- * or, if another path is calling back on @sem already, from that one. Until psem_reopen(), every acquire returns -ESHUTDOWN and every
- * try fails, even with permits available. Releases keep working, so that
+ * or, if another path is calling back on @sem already, from that one.
+ * Until psem_reopen(), every acquire returns -ESHUTDOWN and every try
+ * fails, even with permits available. Releases keep working, so that
  * permits come home; a quiesce is not failed. Never sleeps; callable
  * in any context but NMI and hard-only IRQs.
  *
@@ -120,7 +121,7 @@ int psem_close(struct psem *sem)
 {
 	struct psem_waiter *w, *next;
 	unsigned long flags;
-	PSEM_WAKE(wake);
+	DEFINE_PSEM_WAKE(wake);
 	long back = 0;
 	int ret = 0;
 
@@ -145,7 +146,7 @@ unlock:
 	psem_wake_served(sem, &wake);
 	return ret;
 }
-PSEM_EXPORT(psem_close);
+EXPORT_SYMBOL_PSEM(psem_close);
 
 /**
  * psem_reopen - let acquirers in again after psem_close()
@@ -169,7 +170,7 @@ int psem_reopen(struct psem *sem)
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	return ret;
 }
-PSEM_EXPORT(psem_reopen);
+EXPORT_SYMBOL_PSEM(psem_reopen);
 
 /**
  * psem_is_closed - whether psem_close() was called and not undone
@@ -181,7 +182,7 @@ bool psem_is_closed(const struct psem *sem)
 {
 	return atomic_long_read(&sem->count) < 0;	/* relaxed: a snapshot */
 }
-PSEM_EXPORT(psem_is_closed);
+EXPORT_SYMBOL_PSEM(psem_is_closed);
 
 static int psem_quiesce_common(struct psem *sem, unsigned int state,
 			       long timeout, unsigned long ip)
@@ -205,7 +206,7 @@ static int psem_quiesce_common(struct psem *sem, unsigned int state,
 		goto give_back;
 	}
 	if (timeout <= 0) {
-		PSEM_WAKE(wake);
+		DEFINE_PSEM_WAKE(wake);
 
 		/* Gives back what it took; clears the bit it may have set. */
 		psem_add_locked(sem, cap - w.needed, &wake, ip);
@@ -255,7 +256,7 @@ int psem_quiesce(struct psem *sem, long timeout)
 {
 	return psem_quiesce_common(sem, TASK_UNINTERRUPTIBLE, timeout, _RET_IP_);
 }
-PSEM_EXPORT(psem_quiesce);
+EXPORT_SYMBOL_PSEM(psem_quiesce);
 
 /**
  * psem_quiesce_killable - psem_quiesce(), or give up on a fatal signal
@@ -268,4 +269,4 @@ int psem_quiesce_killable(struct psem *sem, long timeout)
 {
 	return psem_quiesce_common(sem, TASK_KILLABLE, timeout, _RET_IP_);
 }
-PSEM_EXPORT(psem_quiesce_killable);
+EXPORT_SYMBOL_PSEM(psem_quiesce_killable);

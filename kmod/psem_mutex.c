@@ -76,7 +76,7 @@ void __psem_mutex_init(struct psem_mutex *lock, const char *name,
 	lockdep_init_map_wait(&lock->dep_map, name, key, 0, LD_WAIT_SLEEP);
 #endif
 }
-PSEM_EXPORT(__psem_mutex_init);
+EXPORT_SYMBOL_PSEM(__psem_mutex_init);
 
 /*
  * Every sleeping lock below is this, inlined: tell lockdep first, as
@@ -118,7 +118,7 @@ void psem_mutex_lock(struct psem_mutex *lock)
 {
 	psem_mutex_wait(lock, TASK_UNINTERRUPTIBLE, _RET_IP_);
 }
-PSEM_EXPORT(psem_mutex_lock);
+EXPORT_SYMBOL_PSEM(psem_mutex_lock);
 
 /**
  * psem_mutex_lock_interruptible - take the mutex, or give up on a signal
@@ -130,7 +130,7 @@ int psem_mutex_lock_interruptible(struct psem_mutex *lock)
 {
 	return psem_mutex_wait(lock, TASK_INTERRUPTIBLE, _RET_IP_);
 }
-PSEM_EXPORT(psem_mutex_lock_interruptible);
+EXPORT_SYMBOL_PSEM(psem_mutex_lock_interruptible);
 
 /**
  * psem_mutex_lock_killable - take the mutex, or give up on a fatal signal
@@ -142,7 +142,7 @@ int psem_mutex_lock_killable(struct psem_mutex *lock)
 {
 	return psem_mutex_wait(lock, TASK_KILLABLE, _RET_IP_);
 }
-PSEM_EXPORT(psem_mutex_lock_killable);
+EXPORT_SYMBOL_PSEM(psem_mutex_lock_killable);
 
 /**
  * psem_mutex_trylock - take the mutex if it is free and nobody waits
@@ -169,7 +169,7 @@ bool psem_mutex_trylock(struct psem_mutex *lock)
 	psem_mutex_set_owner(lock, current);
 	return true;
 }
-PSEM_EXPORT(psem_mutex_trylock);
+EXPORT_SYMBOL_PSEM(psem_mutex_trylock);
 
 /**
  * psem_mutex_unlock - release the mutex
@@ -190,7 +190,7 @@ void psem_mutex_unlock(struct psem_mutex *lock)
 		return;
 	psem_release_locked(&lock->sem, 1);
 }
-PSEM_EXPORT(psem_mutex_unlock);
+EXPORT_SYMBOL_PSEM(psem_mutex_unlock);
 
 /**
  * psem_mutex_is_locked - whether the mutex is held
@@ -202,4 +202,4 @@ bool psem_mutex_is_locked(struct psem_mutex *lock)
 {
 	return psem_available(&lock->sem) == 0;
 }
-PSEM_EXPORT(psem_mutex_is_locked);
+EXPORT_SYMBOL_PSEM(psem_mutex_is_locked);

@@ -68,7 +68,7 @@ int psem_pool_init(struct psem_pool *pool, void *const *objs,
 	psem_init(&pool->sem, capacity);
 	return 0;
 }
-PSEM_EXPORT(psem_pool_init);
+EXPORT_SYMBOL_PSEM(psem_pool_init);
 
 /**
  * psem_pool_destroy - free a pool's slots
@@ -87,7 +87,7 @@ void psem_pool_destroy(struct psem_pool *pool)
 	kfree(pool->slots);
 	pool->slots = NULL;
 }
-PSEM_EXPORT(psem_pool_destroy);
+EXPORT_SYMBOL_PSEM(psem_pool_destroy);
 
 /* Spreads CPUs over the slots so that they do not all probe slot 0. */
 static unsigned int psem_pool_start(const struct psem_pool *pool)
@@ -137,7 +137,7 @@ void *psem_pool_get(struct psem_pool *pool)
 		return NULL;
 	return psem_pool_claim(pool);
 }
-PSEM_EXPORT(psem_pool_get);
+EXPORT_SYMBOL_PSEM(psem_pool_get);
 
 /**
  * psem_pool_get_interruptible - take an object, or give up on a signal
@@ -154,7 +154,7 @@ int psem_pool_get_interruptible(struct psem_pool *pool, void **obj)
 		*obj = psem_pool_claim(pool);
 	return ret;
 }
-PSEM_EXPORT(psem_pool_get_interruptible);
+EXPORT_SYMBOL_PSEM(psem_pool_get_interruptible);
 
 /**
  * psem_pool_get_killable - take an object, or give up on a fatal signal
@@ -171,7 +171,7 @@ int psem_pool_get_killable(struct psem_pool *pool, void **obj)
 		*obj = psem_pool_claim(pool);
 	return ret;
 }
-PSEM_EXPORT(psem_pool_get_killable);
+EXPORT_SYMBOL_PSEM(psem_pool_get_killable);
 
 /**
  * psem_pool_try_get - take an object if one is free now
@@ -187,7 +187,7 @@ void *psem_pool_try_get(struct psem_pool *pool)
 		return NULL;
 	return psem_pool_claim(pool);
 }
-PSEM_EXPORT(psem_pool_try_get);
+EXPORT_SYMBOL_PSEM(psem_pool_try_get);
 
 /*
  * Debug kernels (CONFIG_DEBUG_OBJECTS, the kernel's object state tracking)
@@ -255,4 +255,4 @@ int psem_pool_put(struct psem_pool *pool, void *obj)
 	}
 	return psem_release(&pool->sem, 1);
 }
-PSEM_EXPORT(psem_pool_put);
+EXPORT_SYMBOL_PSEM(psem_pool_put);

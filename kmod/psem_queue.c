@@ -35,13 +35,16 @@
  * Tells psem_settle() and psem_cancel_async_sync(), which wait on
  * &sem->leaving with wait_var_event(), that what they wait for may have
  * changed. wake_up_var() only hashes the address, so this is safe after
- * the psem may be gone. Full barrier: orders the change (made under the
- * lock, or the store before it) before wake_up_var()'s lock-free
- * waitqueue_active(); pairs with the barrier in wait_var_event()'s
- * prepare_to_wait_event() between queueing and rechecking.
+ * the psem may be gone.
  */
 static void psem_settle_wake(struct psem *sem)
 {
+	/*
+	 * Full barrier: orders the change (made under the lock, or the
+	 * store before this) before wake_up_var()'s lock-free
+	 * waitqueue_active(); pairs with the barrier in wait_var_event()'s
+	 * prepare_to_wait_event() between queueing and rechecking.
+	 */
 	smp_mb();
 	wake_up_var(&sem->leaving);
 }
@@ -227,7 +230,7 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 
 static int psem_release_now(struct psem *sem, long n, unsigned long ip)
 {
-	PSEM_WAKE(wake);
+	DEFINE_PSEM_WAKE(wake);
 	unsigned long flags;
 	int ret;
 
@@ -267,12 +270,16 @@ static int psem_park(struct psem *sem, long n, unsigned long ip)
 	return 0;
 }
 
-/*
- * &psem.defer: runs where the queue lock may be taken (an irq_work without
- * IRQ_WORK_HARD_IRQ: the irq_work interrupt, which lockdep counts as
- * threadable, on !PREEMPT_RT; the irq_work thread on PREEMPT_RT), and
- * hands the parked permits over. An asynchronous callback whose grant
- * comes from here runs here.
+/**
+ * __psem_defer_fn - hand over the permits parked by deferred releases
+ * @work: &psem.defer
+ *
+ * Private to psem; exported for DEFINE_PSEM()'s static initialiser. Runs
+ * where the queue lock may be taken (an irq_work without IRQ_WORK_HARD_IRQ:
+ * the irq_work interrupt, which lockdep counts as threadable, on
+ * !PREEMPT_RT; the irq_work thread on PREEMPT_RT) and hands the parked
+ * permits over as a locked release does. An asynchronous callback whose
+ * grant comes from here runs here.
  */
 void __psem_defer_fn(struct irq_work *work)
 {
@@ -283,7 +290,7 @@ void __psem_defer_fn(struct irq_work *work)
 	if (n)
 		psem_release_now(sem, n, _THIS_IP_);
 }
-PSEM_EXPORT(__psem_defer_fn);
+EXPORT_SYMBOL_PSEM(__psem_defer_fn);
 
 int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
 {
@@ -334,7 +341,7 @@ static void psem_unlink(struct psem *sem, struct psem_waiter *w,
 bool psem_cancel(struct psem *sem, struct psem_waiter *w)
 {
 	unsigned long flags;
-	PSEM_WAKE(wake);
+	DEFINE_PSEM_WAKE(wake);
 	bool linked;
 
 	spin_lock_irqsave(&sem->wq.lock, flags);
@@ -357,7 +364,7 @@ bool psem_cancel(struct psem *sem, struct psem_waiter *w)
  */
 static bool psem_leave(struct psem *sem, struct psem_waiter *w)
 {
-	PSEM_WAKE(wake);
+	DEFINE_PSEM_WAKE(wake);
 	bool left;
 
 	/* Relaxed: decides the race only; see psem_dequeue(). */
@@ -421,7 +428,7 @@ void psem_sync(struct psem *sem)
 	irq_work_sync(&sem->defer);
 	psem_settle(sem);
 }
-PSEM_EXPORT(psem_sync);
+EXPORT_SYMBOL_PSEM(psem_sync);
 
 /*
  * A waiter that left the queue, but whose ->done is not published yet,

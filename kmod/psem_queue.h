@@ -40,7 +40,7 @@ struct psem_wake {
 	struct list_head	calls;
 };
 
-#define PSEM_WAKE(name)							\
+#define DEFINE_PSEM_WAKE(name)							\
 	struct psem_wake name = {					\
 		.tasks = LIST_HEAD_INIT((name).tasks),			\
 		.calls = LIST_HEAD_INIT((name).calls),			\
@@ -77,7 +77,10 @@ static __always_inline bool psem_lock_forbidden(void)
  * and cannot defer (close, reopen, resize, reduce, an asynchronous
  * acquire that would queue).
  */
-#define psem_refuse_context()							(unlikely(psem_lock_forbidden()) &&					 psem_refuse("%s: the queue lock may not be taken here (NMI, hard-only IRQ)\n", 		     __func__))
+#define psem_refuse_context()						\
+	(unlikely(psem_lock_forbidden()) &&				\
+	 psem_refuse("%s: the queue lock may not be taken here (NMI, hard-only IRQ)\n", \
+		     __func__))
 
 /* Under the queue lock. */
 int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,

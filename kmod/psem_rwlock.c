@@ -44,7 +44,7 @@ void __psem_rwlock_init(struct psem_rwlock *lock, const char *name,
 	lockdep_init_map_wait(&lock->dep_map, name, key, 0, LD_WAIT_SLEEP);
 #endif
 }
-PSEM_EXPORT(__psem_rwlock_init);
+EXPORT_SYMBOL_PSEM(__psem_rwlock_init);
 
 /*
  * Every sleeping lock function below is this, inlined so that @acquire is a
@@ -88,7 +88,7 @@ void psem_read_lock(struct psem_rwlock *lock)
 	psem_acquire_slow(&lock->sem, 1, TASK_UNINTERRUPTIBLE,
 			  MAX_SCHEDULE_TIMEOUT);
 }
-PSEM_EXPORT(psem_read_lock);
+EXPORT_SYMBOL_PSEM(psem_read_lock);
 
 /**
  * psem_read_lock_interruptible - take the lock for reading, or a signal
@@ -100,7 +100,7 @@ int psem_read_lock_interruptible(struct psem_rwlock *lock)
 {
 	return psem_rw_wait(lock, psem_acquire_interruptible, true, _RET_IP_);
 }
-PSEM_EXPORT(psem_read_lock_interruptible);
+EXPORT_SYMBOL_PSEM(psem_read_lock_interruptible);
 
 /**
  * psem_read_lock_killable - take the lock for reading, or a fatal signal
@@ -112,7 +112,7 @@ int psem_read_lock_killable(struct psem_rwlock *lock)
 {
 	return psem_rw_wait(lock, psem_acquire_killable, true, _RET_IP_);
 }
-PSEM_EXPORT(psem_read_lock_killable);
+EXPORT_SYMBOL_PSEM(psem_read_lock_killable);
 
 /**
  * psem_read_trylock - take the lock for reading if that needs no wait
@@ -132,7 +132,7 @@ bool psem_read_trylock(struct psem_rwlock *lock)
 	rwsem_acquire_read(rw_dep(lock), 0, 1, _RET_IP_);
 	return true;
 }
-PSEM_EXPORT(psem_read_trylock);
+EXPORT_SYMBOL_PSEM(psem_read_trylock);
 
 /**
  * psem_read_unlock - release the lock held for reading
@@ -149,7 +149,7 @@ void psem_read_unlock(struct psem_rwlock *lock)
 	if (!psem_release_fast(&lock->sem, 1))
 		psem_release_locked(&lock->sem, 1);
 }
-PSEM_EXPORT(psem_read_unlock);
+EXPORT_SYMBOL_PSEM(psem_read_unlock);
 
 /**
  * psem_write_lock - take the lock for writing, sleeping uninterruptibly
@@ -169,7 +169,7 @@ void psem_write_lock(struct psem_rwlock *lock)
 	psem_acquire_slow(&lock->sem, RW_MAX, TASK_UNINTERRUPTIBLE,
 			  MAX_SCHEDULE_TIMEOUT);
 }
-PSEM_EXPORT(psem_write_lock);
+EXPORT_SYMBOL_PSEM(psem_write_lock);
 
 /**
  * psem_write_lock_interruptible - take the lock for writing, or a signal
@@ -182,7 +182,7 @@ int psem_write_lock_interruptible(struct psem_rwlock *lock)
 {
 	return psem_rw_wait(lock, psem_acquire_interruptible, false, _RET_IP_);
 }
-PSEM_EXPORT(psem_write_lock_interruptible);
+EXPORT_SYMBOL_PSEM(psem_write_lock_interruptible);
 
 /**
  * psem_write_lock_killable - take the lock for writing, or a fatal signal
@@ -194,7 +194,7 @@ int psem_write_lock_killable(struct psem_rwlock *lock)
 {
 	return psem_rw_wait(lock, psem_acquire_killable, false, _RET_IP_);
 }
-PSEM_EXPORT(psem_write_lock_killable);
+EXPORT_SYMBOL_PSEM(psem_write_lock_killable);
 
 /**
  * psem_write_trylock - take the lock for writing if that needs no wait
@@ -212,7 +212,7 @@ bool psem_write_trylock(struct psem_rwlock *lock)
 	rwsem_acquire(rw_dep(lock), 0, 1, _RET_IP_);
 	return true;
 }
-PSEM_EXPORT(psem_write_trylock);
+EXPORT_SYMBOL_PSEM(psem_write_trylock);
 
 /**
  * psem_write_unlock - release the lock held for writing
@@ -231,7 +231,7 @@ void psem_write_unlock(struct psem_rwlock *lock)
 		return;
 	psem_release_locked(&lock->sem, RW_MAX);
 }
-PSEM_EXPORT(psem_write_unlock);
+EXPORT_SYMBOL_PSEM(psem_write_unlock);
 
 /**
  * psem_downgrade_write - turn a write hold into a read hold
@@ -247,7 +247,7 @@ void psem_downgrade_write(struct psem_rwlock *lock)
 	lock_downgrade(rw_dep(lock), _RET_IP_);
 	psem_release_all_held(&lock->sem, RW_MAX - 1);
 }
-PSEM_EXPORT(psem_downgrade_write);
+EXPORT_SYMBOL_PSEM(psem_downgrade_write);
 
 /**
  * psem_read_lock_non_owner - take the lock for reading, for another context
@@ -268,7 +268,7 @@ void psem_read_lock_non_owner(struct psem_rwlock *lock)
 	psem_acquire_slow(&lock->sem, 1, TASK_UNINTERRUPTIBLE,
 			  MAX_SCHEDULE_TIMEOUT);
 }
-PSEM_EXPORT(psem_read_lock_non_owner);
+EXPORT_SYMBOL_PSEM(psem_read_lock_non_owner);
 
 /**
  * psem_read_trylock_non_owner - take the lock for reading if that needs no
@@ -284,7 +284,7 @@ bool psem_read_trylock_non_owner(struct psem_rwlock *lock)
 {
 	return psem_try_acquire(&lock->sem, 1);
 }
-PSEM_EXPORT(psem_read_trylock_non_owner);
+EXPORT_SYMBOL_PSEM(psem_read_trylock_non_owner);
 
 /**
  * psem_read_unlock_non_owner - release a read hold taken by a _non_owner lock
@@ -300,4 +300,4 @@ void psem_read_unlock_non_owner(struct psem_rwlock *lock)
 	if (!psem_release_fast(&lock->sem, 1))
 		psem_release_locked(&lock->sem, 1);
 }
-PSEM_EXPORT(psem_read_unlock_non_owner);
+EXPORT_SYMBOL_PSEM(psem_read_unlock_non_owner);

@@ -29,7 +29,7 @@ void __sched psem_down(struct psem *sem)
 {
 	int ret = psem_acquire(sem, 1);
 
-	WARN_ONCE(ret, "psem_down: psem_acquire() failed (%d); returning without the permit\n",
-		  ret);
+	WARN_ONCE(ret, "%s: psem_acquire() failed (%d); returning without the permit\n",
+		  __func__, ret);
 }
-PSEM_EXPORT(psem_down);
+EXPORT_SYMBOL_PSEM(psem_down);

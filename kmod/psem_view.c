@@ -93,7 +93,7 @@ void psem_debugfs_show(struct seq_file *m, struct psem *sem)
 	spin_unlock_irq(&sem->wq.lock);
 	seq_printf(m, "total    %u\n", nr);
 }
-PSEM_EXPORT_KNOBS(psem_debugfs_show);
+EXPORT_SYMBOL_PSEM_KNOBS(psem_debugfs_show);
 
 static int psem_view_show(struct seq_file *m, void *unused)
 {
@@ -172,7 +172,7 @@ unlock:
 		kfree(v);
 	return ret;
 }
-PSEM_EXPORT(psem_debugfs_register);
+EXPORT_SYMBOL_PSEM(psem_debugfs_register);
 
 /**
  * psem_debugfs_unregister - remove a psem's debugfs view
@@ -206,7 +206,7 @@ int psem_debugfs_unregister(struct psem *sem)
 	kfree(v);
 	return 0;
 }
-PSEM_EXPORT(psem_debugfs_unregister);
+EXPORT_SYMBOL_PSEM(psem_debugfs_unregister);
 
 void psem_views_init(struct dentry *parent)
 {

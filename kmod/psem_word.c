@@ -27,7 +27,7 @@ long psem_capacity(const struct psem *sem)
 	/* A snapshot; psem_resize() writes it under the queue lock. */
 	return READ_ONCE(sem->limit) >> PSEM_SHIFT;
 }
-PSEM_EXPORT(psem_capacity);
+EXPORT_SYMBOL_PSEM(psem_capacity);
 
 /*
  * Under the queue lock: takes up to @n permits, and if that is fewer than

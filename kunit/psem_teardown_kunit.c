@@ -215,6 +215,7 @@ static void psem_test_cancel_sync_rearm(struct kunit *test)
 			-EINPROGRESS);
 	tmpl.fn = ptd_release_fn;
 	rel = pkt_spawn(test, &tmpl, -1);
+	/* Pairs with the store in ptd_slow_fn(). */
 	KUNIT_ASSERT_TRUE(test, pkt_wait_for(smp_load_acquire(&s->entered)));
 	KUNIT_EXPECT_EQ(test, s->rearmed, -EINPROGRESS);
 
@@ -223,8 +224,9 @@ static void psem_test_cancel_sync_rearm(struct kunit *test)
 	can = pkt_spawn(test, &tmpl, -1);
 	/* Never done while the callback runs, however long we look. */
 	KUNIT_EXPECT_FALSE(test, pkt_wait_until(pkt_done(can), HZ / 10));
-	smp_store_release(&s->go, true);
+	smp_store_release(&s->go, true);	/* pairs with ptd_slow_fn() */
 	PKT_EXPECT_RETURNS(test, can, true);
+	/* Pairs with the store in ptd_slow_fn(). */
 	KUNIT_EXPECT_TRUE(test, smp_load_acquire(&s->left));
 	PKT_EXPECT_RETURNS(test, rel, 0);
 	/* The first grant is the callback's to give back; the second never came. */

@@ -56,13 +56,15 @@ mark_clean() { mkdir -p "$okdir" && touch "$okdir/$1"; }
 #  - psem.h: DEFINE_PSEM(name, ...) names its variable and also passes it to
 #    the initializer for the wait queue's self-pointing list head, exactly as
 #    DEFINE_SEMAPHORE() does; the argument is an identifier, not an expression.
+#  - psem_queue.h: DEFINE_PSEM_WAKE(name) likewise, for its two list heads.
 #  - psem_compat.h: the one file whose job is to test the kernel version,
 #    with LINUX_VERSION_CODE, which checkpatch also takes for a constant on
-#    the left of a comparison.
+#    the left of a comparison; and the one that defines EXPORT_SYMBOL_PSEM(),
+#    whose definition checkpatch takes for an export far from its symbol.
 checkpatch_ignore() {
 	case $1 in
-	kmod/psem.h) echo MACRO_ARG_REUSE ;;
-	kmod/psem_compat.h) echo LINUX_VERSION_CODE,CONSTANT_COMPARISON ;;
+	kmod/psem.h|kmod/psem_queue.h) echo MACRO_ARG_REUSE ;;
+	kmod/psem_compat.h) echo LINUX_VERSION_CODE,CONSTANT_COMPARISON,EXPORT_SYMBOL ;;
 	esac
 }
 stage "lint: checkpatch --strict (${#csrc[@]} files, 6.1's and 6.12's)"

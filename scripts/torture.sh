@@ -95,8 +95,11 @@ tort() {
 	echo "torture: \$tag finished after about \${i}s"
 	rmmod psem_torture || { echo "torture: rmmod psem_torture failed"; return 1; }
 }
+# hardirq_release=1: a _HARD hrtimer releases while tasks wait (the
+# deferred hand-off where the queue lock may not be taken).
 tort psem_torture $((duration + 150)) duration_s=$duration \
-	nthreads_per_cpu=$threads hotplug=$hotplug ${PSEM_TORTURE_ARGS:-} || exit 11
+	nthreads_per_cpu=$threads hotplug=$hotplug hardirq_release=1 \
+	${PSEM_TORTURE_ARGS:-} || exit 11
 tort "psem_torture(busted)" $((busted + 90)) torture_type=busted \
 	duration_s=$busted nthreads_per_cpu=$threads || exit 12
 # Out-of-range parameters: psem_torture's init must refuse each with
