@@ -19,7 +19,7 @@
 # (stock: the unpatched XFS built the same way) and prints KERNEL=<image>;
 # scripts/bench-xfs.sh boots it.
 #
-# Environment: PSEM_XFS_OPS (bogo operations per stressor, default 1000),
+# Environment: PSEM_XFS_OPS (bogo operations per stressor, default 200),
 # PSEM_XFS_ROUNDS (default 1), PSEM_XFS_FIO=1 (add fio's random writes;
 # its libraries make the image about 85 MB larger), PSEM_XFS_PSEM (a psem
 # tree already built for the kernel, see xfs-build.sh), PSEM_QEMU_* (see
@@ -28,7 +28,7 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-ops=${PSEM_XFS_OPS:-1000}
+ops=${PSEM_XFS_OPS:-200}
 rounds=${PSEM_XFS_ROUNDS:-1}
 fio=${PSEM_XFS_FIO:-0}
 
