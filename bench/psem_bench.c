@@ -46,6 +46,7 @@
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/irq_work.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -570,6 +571,7 @@ static const struct bench_cell bench_cells[] = {
 	/* The release-to-grant latency (bench_latency_run(), no loops). */
 	{ "release_to_grant_async", T_LATENCY, 0, false, { NULL } },
 	{ "release_to_grant_sleeping", T_LATENCY, 0, false, { NULL } },
+	{ "release_to_grant_hardirq", T_LATENCY, 0, false, { NULL } },
 };
 
 #define NR_CELLS ARRAY_SIZE(bench_cells)
@@ -1142,13 +1144,19 @@ out:
  *             releaser (the wake-up is remote); with one, the figure
  *             includes the switch from the releaser to the waiter.
  *   kernel    the same with down() and up() on a struct semaphore.
+ *   hardirq   the same with psem_release() from a hard irq_work
+ *             (IRQ_WORK_INIT_HARD) the releaser queues on its CPU: where the
+ *             queue lock may not be taken there (PREEMPT_RT, lockdep's
+ *             PROVE_RAW_LOCK_NESTING) the release is deferred to psem's own
+ *             irq_work, so set beside "sleeping" this is the hand-off's cost;
+ *             elsewhere the hard IRQ takes the lock itself.
  *
  * Every grant keeps its permit (the waiter holds it), so the balance is
  * zero before each release. A round measures @grants grants of each kind,
  * kinds interleaved round by round; the value of a round is the median of
  * its grants. Under QEMU's -icount the ns are instructions.
  */
-enum lat_kind { LAT_ASYNC, LAT_SLEEP, LAT_SLEEP_KERNEL, NR_LAT };
+enum lat_kind { LAT_ASYNC, LAT_SLEEP, LAT_SLEEP_KERNEL, LAT_HARDIRQ, NR_LAT };
 
 /* Both semaphores start empty: every release grants to a queued waiter. */
 #define LAT_PERMITS	0
@@ -1162,12 +1170,15 @@ static const struct {
 	[LAT_ASYNC]		= { "release_to_grant_async", 1, V_PSEM },
 	[LAT_SLEEP]		= { "release_to_grant_sleeping", 2, V_PSEM },
 	[LAT_SLEEP_KERNEL]	= { "release_to_grant_sleeping", 2, V_KERNEL },
+	[LAT_HARDIRQ]		= { "release_to_grant_hardirq", 2, V_PSEM },
 };
 
 struct lat_run {
 	struct psem		sem ____cacheline_aligned_in_smp;
 	struct semaphore	ksem ____cacheline_aligned_in_smp;
 	struct psem_async	aw ____cacheline_aligned_in_smp;
+	struct irq_work		irq;		/* LAT_HARDIRQ's release */
+	int			irq_ret;
 	u64			t0 ____cacheline_aligned_in_smp;
 	enum lat_kind		kind;
 	unsigned int		n;
@@ -1195,6 +1206,14 @@ static void lat_async_fn(struct psem_async *aw, int result)
 	r->queued = false;
 }
 
+/* LAT_HARDIRQ: the release, in a hard irq_work on the releaser's CPU. */
+static void lat_irq_release(struct irq_work *work)
+{
+	struct lat_run *r = container_of(work, struct lat_run, irq);
+
+	WRITE_ONCE(r->irq_ret, psem_release(&r->sem, 1));
+}
+
 static int lat_waiter(void *data)
 {
 	struct lat_run *r = data;
@@ -1205,7 +1224,7 @@ static int lat_waiter(void *data)
 		int ret = 0;
 		u64 t1;
 
-		if (r->kind == LAT_SLEEP)
+		if (r->kind != LAT_SLEEP_KERNEL)
 			ret = psem_acquire(&r->sem, 1);
 		else
 			down(&r->ksem);
@@ -1248,7 +1267,7 @@ static int lat_wait_asleep(struct lat_run *r)
 		 * wait list is its own (it changed shape in 7.1): its waiter
 		 * asleep in down() is queued.
 		 */
-		bool queued = r->kind != LAT_SLEEP ||
+		bool queued = r->kind == LAT_SLEEP_KERNEL ||
 			waitqueue_active(&r->sem.wq);	/* a peek: see above */
 
 		if (queued && READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE &&
@@ -1288,10 +1307,15 @@ static int lat_releaser(void *data)
 		if (ret)
 			break;
 		WRITE_ONCE(r->t0, ktime_get_ns());
-		if (r->kind == LAT_SLEEP)
+		if (r->kind == LAT_SLEEP) {
 			ret = psem_release(&r->sem, 1);
-		else
+		} else if (r->kind == LAT_HARDIRQ) {
+			irq_work_queue(&r->irq);
+			irq_work_sync(&r->irq);
+			ret = READ_ONCE(r->irq_ret);
+		} else {
 			up(&r->ksem);
+		}
 		if (!ret)
 			wait_for_completion(&r->got);
 		ret = ret ?: READ_ONCE(r->ret);
@@ -1334,6 +1358,7 @@ static int lat_measure(enum lat_kind kind, unsigned int n, u64 *samples,
 	r->n = n;
 	r->samples = samples;
 	r->single = single;
+	r->irq = IRQ_WORK_INIT_HARD(lat_irq_release);
 	init_completion(&r->got);
 	init_completion(&r->finished);
 
@@ -1368,7 +1393,7 @@ static int lat_measure(enum lat_kind kind, unsigned int n, u64 *samples,
 
 		/* After a failure, let the waiter through its remaining grants. */
 		if (ret && left) {
-			if (kind == LAT_SLEEP)
+			if (kind != LAT_SLEEP_KERNEL)
 				psem_release(&r->sem, left);
 			else
 				while (left--)
@@ -1386,6 +1411,7 @@ static int lat_measure(enum lat_kind kind, unsigned int n, u64 *samples,
 	 * Every grant kept its permit: nothing left, nobody queued. Both
 	 * threads are gone, so the peeks race with nothing.
 	 */
+	psem_sync(&r->sem);	/* a deferred hand-off is over */
 	queued = waitqueue_active(&r->sem.wq);	/* no barrier: see above */
 	if (!ret && (r->done != n || psem_available(&r->sem) || queued ||
 		     !down_trylock(&r->ksem)))	/* a permit left over */

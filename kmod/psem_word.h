@@ -24,8 +24,9 @@
  *                             PSEM_CLOSED if the psem is closed.
  *
  * A closed word is negative, so each lock-free path below fails its first
- * test on it at no cost: a take needs cur >= n * PSEM_ONE, a release
- * needs an unsigned sum within @limit, the full-word paths compare exactly.
+ * test on it: a take needs cur >= n * PSEM_ONE, a release tests the sign
+ * bit with the flags (or, under the seed's rule, needs cur >= PSEM_ONE),
+ * the full-word paths compare exactly.
  *
  * The bit is set only under the queue lock, by the compare-exchange that
  * drains the balance to zero before a waiter links or a debt is recorded,
@@ -95,9 +96,12 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	 * else is rechecked by the exchange.
 	 */
 	if (static_branch_likely(&psem_rule_key)) {
-		/* psem's rule: nobody waits, the flag is clear; any balance. */
+		/*
+		 * psem's rule: nobody waits, the flag is clear, not closed;
+		 * any balance. One test of the three bits.
+		 */
 		cur = atomic_long_read_acquire(&sem->count);
-		if (unlikely(cur & PSEM_FLAGS))
+		if (unlikely(cur & (PSEM_FLAGS | PSEM_CLOSED)))
 			goto slow;
 	} else {
 		/* The seed's rule (a positive balance), or always locked. */
@@ -108,16 +112,16 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 			goto slow;
 	}
 	/*
-	 * Over the capacity, or closed: the locked path refuses or handles
-	 * it. A closed word is negative, at least 2^63 as an unsigned one,
-	 * so the sum is above any limit unless it wraps, which a large
-	 * enough @n makes it do: the carry sends that to the locked path
-	 * too. The read of @limit is ordered after the ACQUIRE load of the
-	 * word above, pairing with the smp_wmb() in psem_resize().
+	 * Over the capacity: the locked path refuses it. @cur is not closed
+	 * (both rules tested its sign above), so both terms are at most
+	 * LONG_MAX and the unsigned sum cannot wrap. (A closed word, at
+	 * least 2^63 as an unsigned one, could wrap with a large enough @n
+	 * and land: a release on a closed psem always takes the lock.) The
+	 * read of @limit is ordered after the ACQUIRE load of the word above,
+	 * pairing with the smp_wmb() in psem_resize().
 	 */
-	if (unlikely(check_add_overflow((unsigned long)cur,
-					(unsigned long)n * PSEM_ONE, &sum) ||
-		     sum > READ_ONCE(sem->limit)))
+	sum = (unsigned long)cur + (unsigned long)n * PSEM_ONE;
+	if (unlikely(sum > READ_ONCE(sem->limit)))
 		return false;
 	/*
 	 * RELEASE: orders the caller's critical section before the new
@@ -128,7 +132,7 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	 */
 	return psem_fast_landed(sem, n,
 				atomic_long_try_cmpxchg_release(&sem->count, &cur,
-								cur + n * PSEM_ONE));
+								(long)sum));
 slow:
 	if (cur & PSEM_CONTENDED)
 		psem_stat(PSEM_STAT_FLAG_HONOURED);

@@ -80,6 +80,7 @@ SINGLE_LABELS = {
 LATENCY_LABELS = {
     "release_to_grant_async": "semaphore::async::release_to_grant, async",
     "release_to_grant_sleeping": "semaphore::async::release_to_grant, sleeping",
+    "release_to_grant_hardirq": "semaphore::async::release_to_grant, from hard IRQ",
 }
 # What the kernel variant is in each cell.
 KERNEL_PRIMITIVE = {
@@ -300,10 +301,13 @@ def wall_section(w, table, title):
 LAT_ASYNC = ("latency", "release_to_grant_async", 1, "none", "psem")
 LAT_SLEEP = ("latency", "release_to_grant_sleeping", 2, "none", "psem")
 LAT_KSLEEP = ("latency", "release_to_grant_sleeping", 2, "none", "kernel")
+LAT_HARD = ("latency", "release_to_grant_hardirq", 2, "none", "psem")
 LAT_WHAT = {
     LAT_ASYNC: ("async", "psem_acquire_async() callback, in the release's context"),
     LAT_SLEEP: ("sleeping", "return from psem_acquire()"),
     LAT_KSLEEP: ("sleeping, kernel", "return from down() (struct semaphore), woken by up()"),
+    LAT_HARD: ("sleeping, released from hard IRQ",
+               "return from psem_acquire(); deferred hand-off where the kernel forbids the lock there"),
 }
 
 
@@ -313,7 +317,8 @@ def latency_ratios(log):
     out = {}
     for name, num, den in (("sleeping/async", LAT_SLEEP, LAT_ASYNC),
                            ("kernel/sleeping", LAT_KSLEEP, LAT_SLEEP),
-                           ("kernel/async", LAT_KSLEEP, LAT_ASYNC)):
+                           ("kernel/async", LAT_KSLEEP, LAT_ASYNC),
+                           ("hardirq/sleeping", LAT_HARD, LAT_SLEEP)):
         a, b = log.summary.get(num), log.summary.get(den)
         if not a or not b or not b["median"]:
             continue
@@ -323,7 +328,7 @@ def latency_ratios(log):
 
 def latency_section(log, clock):
     """The release-to-grant table of one run; @clock says what its ns are."""
-    keys = [k for k in (LAT_ASYNC, LAT_SLEEP, LAT_KSLEEP) if k in log.summary]
+    keys = [k for k in (LAT_ASYNC, LAT_SLEEP, LAT_KSLEEP, LAT_HARD) if k in log.summary]
     if not keys:
         return ""
     unit = "instructions" if clock == "icount" else "ns"
@@ -353,7 +358,8 @@ def latency_section(log, clock):
     r = latency_ratios(log)
     for name, what in (("sleeping/async", "sleeping / async"),
                        ("kernel/sleeping", "kernel sleeping / psem sleeping"),
-                       ("kernel/async", "kernel sleeping / async")):
+                       ("kernel/async", "kernel sleeping / async"),
+                       ("hardirq/sleeping", "released from hard IRQ / from a task")):
         if name not in r:
             continue
         q, s = r[name]

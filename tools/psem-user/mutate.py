@@ -91,8 +91,9 @@ def main():
                "atomic_long_try_cmpxchg_relaxed(")
     elif name == "fast-release-with-waiter":
         if waiters_bit(d):
-            mutate(d, "psem_release_fast", "unlikely(cur & PSEM_FLAGS)",
-                   "unlikely(cur & PSEM_CONTENDED)")
+            mutate(d, "psem_release_fast",
+                   "unlikely(cur & (PSEM_FLAGS | PSEM_CLOSED))",
+                   "unlikely(cur & (PSEM_CONTENDED | PSEM_CLOSED))")
         else:
             mutate(d, "psem_release_fast", "cur <= 0 || ", "")
     elif name == "handoff-acquire-relaxed":
