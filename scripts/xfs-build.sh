@@ -44,7 +44,7 @@ mkdir -p "$work"
 exec 9>"$work/.lock"
 flock 9
 
-psem=${PSEM_XFS_PSEM:-$work/psem}
+psem=${PSEM_XFS_PSEM:-$work/psem.ko-build}
 if [ -z "${PSEM_XFS_PSEM:-}" ]; then
 	build_modules "$kdir" "$psem" >&2
 fi
