@@ -140,10 +140,11 @@ if [ $mode = stock ]; then
 	# generated without a vmlinux here, so Kconfig is told the version the
 	# image was built with, and the layout stays the image's.
 	pv=$(sed -n 's/^CONFIG_PAHOLE_VERSION=\([0-9]*\)$/\1/p' "$stock_config")
-	printf '#!/bin/sh\necho v%s.%s\n' "${pv%??}" "${pv#"${pv%??}"}" >"$out/.psem-pahole"
-	chmod +x "$out/.psem-pahole"
-	mk PAHOLE="$out/.psem-pahole" olddefconfig >&2
-	mk PAHOLE="$out/.psem-pahole" -j"$(nproc)" modules_prepare >&2
+	mkdir -p "$out/.psem-bin"
+	printf '#!/bin/sh\necho v%s.%s\n' "${pv%??}" "${pv#"${pv%??}"}" >"$out/.psem-bin/pahole"
+	chmod +x "$out/.psem-bin/pahole"
+	PATH=$out/.psem-bin:$PATH mk olddefconfig >&2
+	PATH=$out/.psem-bin:$PATH mk -j"$(nproc)" modules_prepare >&2
 	# What still differs from the image's config: the compiler's and the
 	# tools' versions and what they allow (this gcc 12 has no Rust beside
 	# it, for one). Shown, so that a layout-relevant difference is seen.
@@ -155,6 +156,10 @@ if [ $mode = stock ]; then
 	[ "$rel" = "$stock" ] ||
 		{ echo "build-kernel: the tree's release is $rel, not $stock" >&2; exit 1; }
 	cp "$stock_symvers" "$out/Module.symvers"
+	# Module builds against the tree see the same pahole version, or
+	# kbuild warns that it differs (module BTF needs a vmlinux, which
+	# this tree has not, so pahole itself is never run).
+	sed -i "1i export PATH := $out/.psem-bin:\$(PATH)" "$out/Makefile"
 	touch "$out/.psem-built"
 	echo "build-kernel: prepared the $stock tree in $((SECONDS - t0))s" >&2
 	echo "$out"
