@@ -94,7 +94,9 @@ splat_re+='|detected stall|Call Trace|refcount_t:|list_add corruption|list_del c
 #                      dependency detected" and the "Call Trace:" of its
 #                      stack dump (kunit/psem_lockdep_kunit.c);
 #   refusal            a psem refusal's own WARN: "WARNING: CPU: N PID: N
-#                      at .../psem_*.c:N" and its "Call Trace:"
+#                      at .../psem_*.c:N" (the form 6.19 replaced by
+#                      "WARNING: .../psem_*.c:N at FUNC, CPU#N: COMM/PID",
+#                      also accepted) and its "Call Trace:"
 #                      (kunit/psem_primitives_kunit.c's loud cases).
 # A window without its report fails too: the test then proved nothing
 # (the tests print the markers only where CONFIG_DEBUG_ATOMIC_SLEEP or
@@ -155,7 +157,8 @@ scan_splats() {
 			next
 		}
 		win == "refusal" && !seen &&
-		line ~ /^WARNING: CPU: [0-9]+ PID: [0-9]+ at .*\/psem_[a-z_]+\.c:[0-9]+ / {
+		(line ~ /^WARNING: CPU: [0-9]+ PID: [0-9]+ at .*\/psem_[a-z_]+\.c:[0-9]+ / ||
+		 line ~ /^WARNING: .*\/psem_[a-z_]+\.c:[0-9]+ at [^ ]+, CPU#[0-9]+: .+\/[0-9]+$/) {
 			seen = 1; trace = 1
 			next
 		}
