@@ -22,6 +22,7 @@
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/module.h>
+#include <linux/smp.h>
 
 #include "psem.h"
 #include "psem_knobs.h"
@@ -48,6 +49,8 @@ struct pct_irq {
 	int		ret;
 	int		ret2;
 	bool		hard;		/* in_hardirq() when it ran */
+	bool		ready;		/* the reader spins, release-published */
+	bool		locked;		/* the writer holds, release-published */
 	bool		fired;		/* release-published */
 	void		(*fn)(struct pct_irq *p);
 };
@@ -94,6 +97,14 @@ static struct pct_irq *pct_irq(struct kunit *test, struct psem *sem, long n,
 static void pct_start_timer(struct pct_irq *p)
 {
 	hrtimer_start(&p->timer, ns_to_ktime(1000), HRTIMER_MODE_REL_HARD);
+}
+
+/* On the CPU it is called on, by smp_call_function_single(). */
+static void pct_start_pinned(void *data)
+{
+	struct pct_irq *p = data;
+
+	hrtimer_start(&p->timer, ns_to_ktime(1000), HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 static void pct_release(struct pct_irq *p)
@@ -196,12 +207,13 @@ static void psem_test_release_hard_many(struct kunit *test)
 
 static void pct_write_trylock_unlock(struct pct_irq *p)
 {
-	unsigned long end = jiffies + 2 * HZ;
+	unsigned long end = jiffies + 5 * HZ;
 
 	p->ret = psem_write_trylock(p->lock);
 	if (!p->ret)
 		return;
-	/* A reader on another CPU queues behind the writer meanwhile. */
+	smp_store_release(&p->locked, true);	/* pairs with pct_reader_fn() */
+	/* The reader on the other CPU queues behind the writer meanwhile. */
 	while (!(atomic_long_read(&p->lock->sem.count) & PSEM_WAITERS) &&
 	       time_before(jiffies, end))
 		cpu_relax();
@@ -209,12 +221,18 @@ static void pct_write_trylock_unlock(struct pct_irq *p)
 	psem_write_unlock(p->lock);
 }
 
+/* Spins until the interrupt holds the write lock, then reads. */
 static int pct_reader_fn(struct pkt_thread *t)
 {
-	struct psem_rwlock *lock = t->arg;
+	struct pct_irq *p = t->arg;
+	unsigned long end = jiffies + PKT_HANG_GUARD;
 
-	psem_read_lock(lock);
-	psem_read_unlock(lock);
+	smp_store_release(&p->ready, true);	/* pairs with the test */
+	/* Pairs with the store in pct_write_trylock_unlock(). */
+	while (!smp_load_acquire(&p->locked) && time_before(jiffies, end))
+		cpu_relax();
+	psem_read_lock(p->lock);
+	psem_read_unlock(p->lock);
 	return 0;
 }
 
@@ -237,20 +255,22 @@ static void psem_test_rwlock_hard(struct kunit *test)
 	psem_rwlock_init(lock);
 	p = pct_irq(test, &lock->sem, 0, pct_write_trylock_unlock);
 	p->lock = lock;
-	tmpl.arg = lock;
-	cpu = get_cpu();
-	other = cpumask_any_but(cpu_online_mask, cpu);
-	put_cpu();
+	tmpl.arg = p;
+	cpu = cpumask_first(cpu_online_mask);
+	other = cpumask_last(cpu_online_mask);
 	r = pkt_spawn(test, &tmpl, other);
-	/* The timer fires on this CPU while the reader runs on the other. */
-	pct_start_timer(p);
+	/* Pairs with the store in pct_reader_fn(). */
+	KUNIT_ASSERT_TRUE(test, pkt_wait_for(smp_load_acquire(&p->ready)));
+	/* The timer fires on @cpu while the reader spins on @other. */
+	KUNIT_ASSERT_EQ(test, smp_call_function_single(cpu, pct_start_pinned,
+						       p, 1), 0);
 	KUNIT_ASSERT_TRUE(test, pct_wait(p));
 	hrtimer_cancel(&p->timer);
 	KUNIT_EXPECT_EQ(test, p->ret, 1);
 	PKT_EXPECT_RETURNS(test, r, 0);
 	psem_sync(&lock->sem);
-	kunit_info(test, "the reader had queued during the interrupt: %d\n",
-		   p->ret2);
+	/* The reader, spinning on the other CPU, queued within the 5 s. */
+	KUNIT_EXPECT_EQ(test, p->ret2, 1);
 	KUNIT_EXPECT_TRUE(test, psem_write_trylock(lock));
 	psem_write_unlock(lock);
 }
