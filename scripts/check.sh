@@ -296,7 +296,8 @@ done
 
 # dkms_build: `dkms build` in a private DKMS tree (--dkmstree, --sourcetree,
 # --installtree under the cache; never `dkms install`, which runs depmod on
-# the host's /lib/modules) against the newest 6.12 stock kernel's headers;
+# the host's /lib/modules) against the newest 7.3 stock kernel's module tree
+# (PSEM_CHECK_DKMS_KERNEL: another kind, e.g. 6.12);
 # then the example consumer built the way a consumer of the DKMS package
 # builds it (its headers from the DKMS source copy, its symbols from the
 # Module.symvers that dkms.conf keeps in the DKMS tree). The DKMS module is
@@ -304,13 +305,18 @@ done
 # kernels do not require signatures). Sets dkms_ver, dkms_kver, dkms_kdir
 # and dkms_boot (kmod/psem.ko and examples/psem_consumer.ko, for the stock
 # stage to boot instead of building its own for that kernel).
-dkms_ver='' dkms_kver='' dkms_kdir='' dkms_boot=''
+dkms_ver='' dkms_kver='' dkms_kdir='' dkms_boot='' dkms_kernel=''
 dkms_build() {
 	local ver kver kdir d=$cache/work/dkms stock
 	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
-	stock=$("$top/scripts/stock-kernel.sh" 6.12) || return 1
+	stock=$("$top/scripts/stock-kernel.sh" "${PSEM_CHECK_DKMS_KERNEL:-7.3}") || return 1
 	kdir=$(sed -n 's/^KDIR=//p' <<<"$stock")
-	kver=$(sed -n 's/^KERNEL=\/boot\/vmlinuz-//p' <<<"$stock")
+	dkms_kernel=$(sed -n 's/^KERNEL=//p' <<<"$stock")
+	# /boot/vmlinuz-<ver>, or (7.2.13, 7.3.4 and later) .../modules/<ver>/vmlinuz
+	case $dkms_kernel in
+	*/vmlinuz) kver=$(basename "$(dirname "$dkms_kernel")") ;;
+	*) kver=${dkms_kernel##*/vmlinuz-} ;;
+	esac
 	rm -rf "$d" && mkdir -p "$d/tree" "$d/src" "$d/install" "$d/keys" "$d/boot" || return 1
 	local ex=(--exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c'
 		  --exclude='.*.cmd' --exclude=Module.symvers --exclude=modules.order)
@@ -412,7 +418,7 @@ fi
 if [ -n "$dkms_boot" ] && [ $dkms_booted = 0 ]; then
 	stage "dkms: boot $dkms_kver with the module DKMS built"
 	rc=0
-	run_kernel "dkms-$dkms_kver" "/boot/vmlinuz-$dkms_kver" \
+	run_kernel "dkms-$dkms_kver" "$dkms_kernel" \
 		"$dkms_kdir" "dkms-$dkms_kver" "$dkms_boot" || rc=$?
 	dkms_boot_ok $rc
 	if [ $rc = 0 ]; then stage_done ok; else stage_done FAILED; fi
