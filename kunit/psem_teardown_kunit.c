@@ -178,6 +178,7 @@ static void ptd_slow_fn(struct psem_async *aw, int result)
 	s->rearm = false;	/* the re-armed wait, if served, just returns */
 	smp_store_release(&s->entered, true);	/* pairs with the test */
 	/* Never sleeps: a callback may run in hard IRQ. */
+	/* Pairs with the store in the test. */
 	while (!smp_load_acquire(&s->go) && time_before(jiffies, end))
 		cpu_relax();
 	smp_store_release(&s->left, true);	/* pairs with the test */
@@ -279,9 +280,11 @@ static void psem_test_cancel_work_sync(struct kunit *test)
 			-EINPROGRESS);
 	tmpl.fn = ptd_release_fn;
 	rel = pkt_spawn(test, &tmpl, -1);
+	/* Pairs with the store in ptd_slow_fn(). */
 	KUNIT_ASSERT_TRUE(test, pkt_wait_for(smp_load_acquire(&a->entered)));
 	/* B is served (off the queue) but its callback has not run. */
 	KUNIT_EXPECT_FALSE(test, psem_cancel_async(sem, &b->aww.aw));
+	/* Pairs with the store in ptd_work_fn(). */
 	KUNIT_EXPECT_FALSE(test, smp_load_acquire(&b->ran));
 
 	tmpl.fn = ptd_cancel_work_fn;
@@ -289,8 +292,10 @@ static void psem_test_cancel_work_sync(struct kunit *test)
 	tmpl.n = 0;
 	can = pkt_spawn(test, &tmpl, -1);
 	KUNIT_EXPECT_FALSE(test, pkt_wait_until(pkt_done(can), HZ / 10));
+	/* Pairs with the load in ptd_slow_fn(). */
 	smp_store_release(&a->go, true);
 	PKT_EXPECT_RETURNS(test, can, false);
+	/* Pairs with the store in ptd_work_fn(). */
 	KUNIT_EXPECT_TRUE(test, smp_load_acquire(&b->ran));
 	KUNIT_EXPECT_EQ(test, b->result, 0);
 	PKT_EXPECT_RETURNS(test, rel, 0);
@@ -304,6 +309,7 @@ static void psem_test_cancel_work_sync(struct kunit *test)
 			-EINPROGRESS);
 	KUNIT_EXPECT_TRUE(test, psem_cancel_async_work_sync(sem, &b->aww));
 	flush_work(&b->aww.work);
+	/* Pairs with the store in ptd_work_fn(). */
 	KUNIT_EXPECT_FALSE(test, smp_load_acquire(&b->ran));
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
 	PKT_EXPECT_IDLE(test, sem, 2);
