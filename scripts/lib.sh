@@ -122,6 +122,15 @@ scan_splats() {
 			}
 			next
 		}
+		kwarn {			# a KCSAN internal warning inside a report
+			if (line ~ /^---\[ end trace/) kwarn = 0
+			next
+		}
+		line ~ /^WARNING: (CPU: [0-9]+ PID: [0-9]+ at )?kernel\/kcsan\/report\.c:[0-9]+/ {
+			kwarn = 1
+			print "note: " NR ": KCSAN internal warning while reporting (core kernel, not a psem failure): " line
+			next
+		}
 		line ~ /^BUG: KCSAN: / {
 			kcsan = 1; mod = 0; top = 0; n = 0; title = line
 			held[n++] = NR ":" $0
@@ -158,7 +167,7 @@ scan_splats() {
 		}
 		win == "refusal" && !seen &&
 		(line ~ /^WARNING: CPU: [0-9]+ PID: [0-9]+ at .*\/psem_[a-z_]+\.c:[0-9]+ / ||
-		 line ~ /^WARNING: .*\/psem_[a-z_]+\.c:[0-9]+ at [^ ]+, CPU#[0-9]+: .+\/[0-9]+$/) {
+		 line ~ /^WARNING: .*\/psem_[a-z_]+\.c:[0-9]+ at [^ ]+( \[[^]]+\])?, CPU#[0-9]+: .+\/[0-9]+$/) {
 			seen = 1; trace = 1
 			next
 		}
