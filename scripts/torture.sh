@@ -95,11 +95,8 @@ tort() {
 	echo "torture: \$tag finished after about \${i}s"
 	rmmod psem_torture || { echo "torture: rmmod psem_torture failed"; return 1; }
 }
-# hardirq_release=1: a _HARD hrtimer releases while tasks wait (the
-# deferred hand-off where the queue lock may not be taken).
 tort psem_torture $((duration + 150)) duration_s=$duration \
-	nthreads_per_cpu=$threads hotplug=$hotplug hardirq_release=1 \
-	${PSEM_TORTURE_ARGS:-} || exit 11
+	nthreads_per_cpu=$threads hotplug=$hotplug ${PSEM_TORTURE_ARGS:-} || exit 11
 tort "psem_torture(busted)" $((busted + 90)) torture_type=busted \
 	duration_s=$busted nthreads_per_cpu=$threads || exit 12
 # Out-of-range parameters: psem_torture's init must refuse each with
@@ -147,8 +144,14 @@ echo "==== PSEM TORTURE-LIVE ===="
 insmod kmod/psem.ko || exit 10
 knobs=/sys/kernel/debug/psem
 echo "torture: insmod psem_torture.ko live_flips=$flip_ms"
+# hardirq_release=1 here, under single-threaded TCG: a _HARD hrtimer
+# releases while tasks wait (the deferred hand-off). In the normal run, under
+# multi-threaded TCG, its releases in hard IRQ met the switch flips'
+# text_poke int3 that QEMU 7.2 mishandles ("Oops: int3" in psem_release()
+# on kcsan-7.3).
 insmod torture/psem_torture.ko duration_s=$live live_flips=$flip_ms stutter_s=2 \
-	nthreads_per_cpu=$threads hotplug=$hotplug ${PSEM_TORTURE_ARGS:-} || exit 11
+	nthreads_per_cpu=$threads hotplug=$hotplug hardirq_release=1 \
+	${PSEM_TORTURE_ARGS:-} || exit 11
 # The hostile administrator: flip each switch in turn through debugfs
 # while the torture runs; every write must be accepted.
 rm -f ./flip-stop
