@@ -97,7 +97,7 @@ splat_re+='|detected stall|Call Trace|refcount_t:|list_add corruption|list_del c
 #                      at .../psem_*.c:N" (the form 6.19 replaced by
 #                      "WARNING: .../psem_*.c:N at FUNC, CPU#N: COMM/PID",
 #                      also accepted) and its "Call Trace:"
-#                      (kunit/psem_primitives_kunit.c's loud cases).
+#                      (the loud cases of kunit/psem_mutex_kunit.c and psem_sem_kunit.c).
 # A window without its report fails too: the test then proved nothing
 # (the tests print the markers only where CONFIG_DEBUG_ATOMIC_SLEEP or
 # CONFIG_PROVE_LOCKING is set). So do an unknown KIND, an end without its begin, and a window left

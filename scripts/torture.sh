@@ -266,7 +266,7 @@ torture_kernel() {
 	out=$(make -C "$kdir" M="$work/torture" KBUILD_EXTRA_SYMBOLS="$work/Module.symvers" \
 		W=1 modules 2>&1) || { echo "$out"; stage_done FAILED; return 1; }
 	if grep -E 'warning:|error:' <<<"$out"; then
-		echo "torture: psem_torture.c does not build cleanly with W=1"
+		echo "torture: torture/ does not build cleanly with W=1"
 		ok=1
 	fi
 	stage_done ok
