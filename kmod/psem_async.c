@@ -61,7 +61,10 @@ int psem_acquire_async(struct psem *sem, long n, struct psem_async *aw,
 	if (unlikely((unsigned long)n > PSEM_MAX_PERMITS) &&
 	    psem_refuse("%s: count %ld out of range\n", __func__, n))
 		return -EINVAL;
-	/* Not queued, whatever follows: a cancel now is a no-op. */
+	/*
+	 * Not queued, whatever follows: a cancel now is a no-op. Unordered:
+	 * @aw is the caller's until it is linked under the lock.
+	 */
 	atomic_set(&aw->w.state, PSEM_W_IDLE);
 	if (psem_take(sem, n))
 		return 0;
@@ -118,6 +121,7 @@ static bool psem_async_busy(struct psem *sem, struct psem_async *aw)
 	bool busy;
 
 	spin_lock_irq(&sem->wq.lock);
+	/* The state under the lock, where it changes. */
 	busy = atomic_read(&aw->w.state) == PSEM_W_SERVED ||
 	       /* ACQUIRE: pairs with the RELEASE in psem_call_back(). */
 	       smp_load_acquire(&sem->calling) == aw;

@@ -68,7 +68,11 @@ static void psem_call_back(struct psem *sem, struct list_head *calls)
 		int result = aw->w.result;
 
 		list_del_init(&aw->w.wq_entry.entry);
-		/* The callback's from the call on: it may reuse or free @aw. */
+		/*
+		 * The callback's from the call on: it may reuse or free @aw.
+		 * Under the lock, as every state change but LEAVING: orders
+		 * nothing of its own (the lock does).
+		 */
 		atomic_set(&aw->w.state, PSEM_W_IDLE);
 		WRITE_ONCE(sem->calling, aw);
 		spin_unlock_irqrestore(&sem->wq.lock, flags);
@@ -135,7 +139,7 @@ static void psem_dequeue(struct psem *sem, struct psem_waiter *w, int result,
 {
 	w->result = result;
 	if (w->kind == PSEM_WAIT_ASYNC) {
-		atomic_set(&w->state, PSEM_W_SERVED);
+		atomic_set(&w->state, PSEM_W_SERVED);	/* under the lock */
 		if (!sem->calls)
 			sem->calls = &wake->calls;
 		list_move_tail(&w->wq_entry.entry, sem->calls);
@@ -326,7 +330,7 @@ static void psem_unlink(struct psem *sem, struct psem_waiter *w,
 {
 	lockdep_assert_held(&sem->wq.lock);
 	__remove_wait_queue(&sem->wq, &w->wq_entry);
-	atomic_set(&w->state, PSEM_W_IDLE);
+	atomic_set(&w->state, PSEM_W_IDLE);	/* under the lock */
 	psem_stat(PSEM_STAT_CANCEL);
 	/* At most the capacity: the balance was zero meanwhile. */
 	psem_add_locked(sem, w->n - w->needed, wake, ip);
@@ -345,6 +349,7 @@ bool psem_cancel(struct psem *sem, struct psem_waiter *w)
 	bool linked;
 
 	spin_lock_irqsave(&sem->wq.lock, flags);
+	/* Under the lock: only psem_leave()'s cmpxchg changes it outside. */
 	linked = atomic_read(&w->state) == PSEM_W_LINKED;
 	if (linked)
 		psem_unlink(sem, w, &wake, _RET_IP_);
@@ -372,6 +377,7 @@ static bool psem_leave(struct psem *sem, struct psem_waiter *w)
 				   PSEM_W_LEAVING) != PSEM_W_LINKED)
 		return false;
 	spin_lock_irq(&sem->wq.lock);
+	/* Under the lock: a server's xchg to SERVED came first, or never. */
 	left = atomic_read(&w->state) == PSEM_W_LEAVING;
 	if (left)
 		psem_unlink(sem, w, &wake, _RET_IP_);
@@ -492,7 +498,7 @@ void psem_link(struct psem *sem, struct psem_waiter *w, long n,
 	w->since = jiffies;
 	w->kind = kind;
 	w->result = 0;
-	atomic_set(&w->state, PSEM_W_LINKED);
+	atomic_set(&w->state, PSEM_W_LINKED);	/* under the lock */
 	w->done = false;
 	__add_wait_queue_entry_tail(&sem->wq, &w->wq_entry);
 	psem_stat(PSEM_STAT_SLEEP);
