@@ -371,12 +371,13 @@ static int pat_async_fn(struct pkt_thread *t)
 		pkt_note(&err, psem_release(t->sem, k));
 		pkt_progress(t);
 		/*
-		 * Granted at once: let the sleeper bound to this CPU run, or
+		 * Granted at once: sleep a jiffy, so that the sleeper bound to
+		 * this CPU runs and takes the permits; without it,
 		 * on an idle machine every round is granted at once and the
 		 * race never happens.
 		 */
 		if (!ret)
-			yield();
+			schedule_timeout_uninterruptible(1);
 	}
 	/* A late second call would show here. */
 	if (pat_calls(r) != y->called)
