@@ -7,8 +7,9 @@
 #
 # Copies fs/xfs from the Debian source package of KDIR's series
 # (linux-source-X.Y, extracted by scripts/build-kernel.sh --source),
-# applies examples/xfs/xfs-psem.patch and, where there is one,
-# examples/xfs/xfs-psem-X.Y.patch (no fuzz), and builds xfs.ko against
+# applies that series' patches (no fuzz): examples/xfs/xfs-psem.patch on
+# 6.1, it and xfs-psem-6.12.patch on 6.12, xfs-psem-7.3.patch alone on 7.3;
+# other series are refused. Then builds xfs.ko against
 # KDIR with KBUILD_EXTRA_SYMBOLS from psem's Module.symvers. --stock builds
 # the same copy without the patches: the A side of scripts/bench-xfs.sh,
 # built from the same source by the same compiler. psem itself is built
@@ -31,10 +32,18 @@ series=$(sed -n 's/^\([0-9]*\.[0-9]*\)[.-].*/\1/p' <<<"$rel")
 grep -qx 'CONFIG_XFS_FS=m' "$kdir/include/config/auto.conf" ||
 	{ echo "xfs-build: $kdir does not build XFS as a module" >&2; exit 2; }
 
+# The patches of each supported series, in order.
+case $series in
+6.1) patches=(xfs-psem.patch) ;;
+6.12) patches=(xfs-psem.patch xfs-psem-6.12.patch) ;;
+7.3) patches=(xfs-psem-7.3.patch) ;;
+*)
+	echo "xfs-build: no XFS patch for Linux $series (supported: 6.1, 6.12, 7.3)" >&2
+	exit 2
+	;;
+esac
+patches=("${patches[@]/#/$top/examples/xfs/}")
 src=$("$top/scripts/build-kernel.sh" --source "linux-source-$series")
-patches=("$top/examples/xfs/xfs-psem.patch")
-[ ! -f "$top/examples/xfs/xfs-psem-$series.patch" ] ||
-	patches+=("$top/examples/xfs/xfs-psem-$series.patch")
 
 # One directory per kernel tree, so that builds for different kernels
 # keep their objects.
@@ -61,7 +70,7 @@ mkdir -p "$stage/fs"
 cp -r "$src/fs/xfs" "$stage/fs/xfs"
 if [ $variant = psem ]; then
 	for p in "${patches[@]}"; do
-		patch -s -p1 --fuzz=0 -d "$stage" <"$p" ||
+		patch -s -p1 --fuzz=0 --no-backup-if-mismatch -d "$stage" <"$p" ||
 			{ echo "xfs-build: $p does not apply to $src/fs/xfs" >&2; exit 1; }
 	done
 fi
