@@ -7,9 +7,11 @@
 #
 # KERNEL is "debug" (the lockdep + KASAN test kernel, scripts/build-kernel.sh
 # debug) or a Debian stock kernel as scripts/stock-kernel.sh names it (e.g.
-# 6.12); default: $PSEM_XFS_KERNELS, or "debug 6.12". For each: builds the
-# psem xfs.ko (scripts/xfs-build.sh), boots a guest whose initramfs holds it,
-# its dependencies (from the kernel's own modules, decompressed), brd,
+# 6.12 or 7.3); default: $PSEM_XFS_KERNELS, or "debug 6.12 7.3". For each:
+# builds the psem xfs.ko (scripts/xfs-build.sh), boots a guest whose
+# initramfs holds it,
+# its dependencies (from the kernel's own modules, decompressed), brd
+# (built from the series' source where the kernel's modules are not here),
 # psem.ko, mkfs.xfs, xfs_repair and stress-ng, and runs scripts/guest-xfs.sh
 # there: mkfs.xfs on a RAM disk, mount, a fixed-count stress-ng metadata
 # workload, umount, xfs_repair -n. Prints per kernel
@@ -45,15 +47,40 @@ resolve() {
 		s=$("$top/scripts/stock-kernel.sh" "$1") || return 1
 		k_image=$(sed -n 's/^KERNEL=//p' <<<"$s")
 		k_kdir=$(sed -n 's/^KDIR=//p' <<<"$s")
-		k_label=${k_image#/boot/vmlinuz-}
+		# /boot/vmlinuz-<ver>, or (7.3) .../lib/modules/<ver>/vmlinuz
+		case $k_image in
+		*/vmlinuz) k_label=$(basename "$(dirname "$k_image")") ;;
+		*) k_label=${k_image#/boot/vmlinuz-} ;;
+		esac
 		k_modroot=/lib/modules/$k_label/kernel
 	fi
 }
 
 # find_mod NAME: the kernel's own module NAME (- and _ alike), or nothing.
 find_mod() {
+	[ -d "$k_modroot" ] || return 0
 	find "$k_modroot" -name "${1//[-_]/[-_]}.ko" -o -name "${1//[-_]/[-_]}.ko.xz" |
 		head -n 1
+}
+
+# own_brd: brd.ko built from the series' Debian source against $k_kdir,
+# for a stock kernel whose module files are not on this machine (the 7.3
+# images are unpacked without their modules; brd is a module there and
+# xfs.ko needs nothing else). Prints its path.
+own_brd() {
+	local rel series src d
+	rel=$(cat "$k_kdir/include/config/kernel.release") || return 1
+	series=$(sed -n 's/^\([0-9]*\.[0-9]*\)[.-].*/\1/p' <<<"$rel")
+	src=$("$top/scripts/build-kernel.sh" --source "linux-source-$series") || return 1
+	d=$cache/xfs/brd-$rel
+	mkdir -p "$d"
+	cmp -s "$src/drivers/block/brd.c" "$d/brd.c" || cp "$src/drivers/block/brd.c" "$d/"
+	echo 'obj-m := brd.o' >"$d/Kbuild"
+	nice -n 10 make -s -C "$k_kdir" M="$d" modules 2>&1 |
+		sed '/^Skipping BTF generation .* unavailability of vmlinux$/d' >&2
+	[ "${PIPESTATUS[0]}" -eq 0 ] && [ -f "$d/brd.ko" ] ||
+		{ echo "check-xfs: building brd.ko for $rel failed" >&2; return 1; }
+	echo "$d/brd.ko"
 }
 
 # add_mod NAME: NAME's dependencies, then NAME, into $stage/mods (once).
@@ -61,6 +88,7 @@ add_mod() {
 	local f dep
 	case " $added " in *" $1 "*) return 0 ;; esac
 	f=$(find_mod "$1")
+	[ -n "$f" ] || [ "$1" != brd ] || [ -d "$k_modroot" ] || f=$(own_brd) || return 1
 	[ -n "$f" ] || { echo "check-xfs: no module $1 under $k_modroot" >&2; return 1; }
 	for dep in $(modinfo -F depends "$f" | tr ',' ' '); do
 		add_mod "$dep" || return 1
@@ -130,7 +158,7 @@ if [ "${1:-}" = --image ]; then
 fi
 
 # shellcheck disable=SC2086 # one word per kernel
-[ $# -gt 0 ] || set -- ${PSEM_XFS_KERNELS:-debug 6.12}
+[ $# -gt 0 ] || set -- ${PSEM_XFS_KERNELS:-debug 6.12 7.3}
 mkdir -p "$logdir" "$cache/work"
 failed=0
 for k in "$@"; do
