@@ -22,8 +22,9 @@
 # scripts/bench-xfs.sh boots it.
 #
 # Environment: PSEM_XFS_OPS (bogo operations per stressor, default 200),
-# PSEM_XFS_ROUNDS (default 1), PSEM_XFS_FIO=1 (add fio's random writes;
-# its libraries make the image about 85 MB larger), PSEM_XFS_PSEM (a psem
+# PSEM_XFS_ROUNDS (default 1), PSEM_XFS_FIO=1 (add fio's random writes and
+# print "fio (<kernel>): <KiB> KiB written, <KiB/s>, <IOPS>, <ms>"; its
+# libraries make the image about 85 MB larger), PSEM_XFS_PSEM (a psem
 # tree already built for the kernel, see xfs-build.sh), PSEM_QEMU_* (see
 # qemu-run.sh).
 set -euo pipefail
@@ -181,6 +182,14 @@ for k in "$@"; do
 	[ "$nrep" = "$rounds" ] || { echo "check-xfs: $nrep of $rounds repairs clean"; ok=0; }
 	n=$(ops_of "$log")
 	[ "$n" -gt 0 ] || { echo "check-xfs: no stress-ng operations counted"; ok=0; }
+	if [ "$fio" = 1 ]; then
+		# fio's terse (v3) lines: write KiB, KiB/s, IOPS, ms are fields 47-50.
+		fl=$(tr -d '\r' <"$log" | awk -F';' '/^3;fio-/ {
+			kb += $47; bw += $48; io += $49; ms += $50; n++ }
+			END { if (n) printf "%d KiB written, %d KiB/s, %d IOPS, %d ms", kb, bw / n, io / n, ms }')
+		[ -n "$fl" ] || { echo "check-xfs: no fio result"; ok=0; }
+		echo "fio ($k_label): ${fl:-none}"
+	fi
 	echo "console log: $log ($((SECONDS - t0))s)"
 	if [ $ok = 1 ]; then
 		echo "xfs on psem ($k_label): $n ops, repair clean, 0 splats"
