@@ -6,9 +6,10 @@
 #   make check    lint, the spin model, KUnit on the debug-6.1, kcsan-6.1 and
 #                 rt-6.12 test kernels in QEMU, torture, then load/use/unload
 #                 on Debian's four stock kernels and a DKMS build, in QEMU
-#   make demo [KVER=6.12|6.12-rt|6.1|6.1-rt|<uname -r>]
+#   make demo [KVER=6.12|6.12-rt|6.1|6.1-rt|7.3|7.3-rt|<uname -r>] [XFS=1]
 #                 boot a Debian stock kernel in QEMU (default the newest
-#                 generic one) and show psem working
+#                 generic one) and show psem working; XFS=1 also runs XFS
+#                 with its buffer lock on psem (stress-ng, xfs_repair -n)
 #   make dkms-install [KVER=...]   (root) install psem through DKMS for KVER
 #                 (default the running kernel): the source and public headers
 #                 in /usr/src/psem-<version>, psem.ko in the kernel's

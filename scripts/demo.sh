@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # `make demo [KVER=...]`: build psem against a Debian stock kernel's headers
-# (KVER: a version, or 6.1, 6.1-rt, 6.12, 6.12-rt; default the newest
-# generic kernel, as scripts/stock-kernel.sh picks it), boot that kernel in QEMU, load psem.ko and the example consumer, flip psem's debugfs
+# (KVER: a version, or 6.1, 6.1-rt, 6.12, 6.12-rt, 7.3, 7.3-rt; default the
+# newest generic kernel, as scripts/stock-kernel.sh picks it), boot that
+# kernel in QEMU, load psem.ko and the example consumer, flip psem's debugfs
 # switches, show the statistics, unload; then print a summary of what the
-# guest did. The host never loads anything. Full console log: $logdir/demo.log.
+# guest did. XFS=1 then also runs XFS with its buffer lock on psem on the
+# same kernel (scripts/check-xfs.sh); without it, one line says so. The
+# host never loads anything. Full console log: $logdir/demo.log.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -13,7 +16,11 @@ bash "$top/scripts/setup.sh"
 stock=$("$top/scripts/stock-kernel.sh" ${KVER:+"$KVER"})
 kernel=$(sed -n 's/^KERNEL=//p' <<<"$stock")
 kdir=$(sed -n 's/^KDIR=//p' <<<"$stock")
-kver=${kernel#/boot/vmlinuz-}
+# /boot/vmlinuz-<ver>, or (7.3) .../lib/modules/<ver>/vmlinuz
+case $kernel in
+*/vmlinuz) kver=$(basename "$(dirname "$kernel")") ;;
+*) kver=${kernel#/boot/vmlinuz-} ;;
+esac
 work=$cache/work/demo-$kver log=$logdir/demo.log
 mkdir -p "$logdir"
 
@@ -53,6 +60,12 @@ fi
 if [ "${XFS:-0}" = 1 ]; then
 	echo
 	PSEM_XFS_OPS=${PSEM_XFS_OPS:-200} "$top/scripts/check-xfs.sh" "$kver" || rc=1
+	# psem's stats around the workload (only xfs.ko uses psem there).
+	xlog=$logdir/xfs-$kver.log
+	{ log_part "$xlog" "STATS-BEFORE 1" | sed 's/^/- /'; log_part "$xlog" "STATS-AFTER 1"; } |
+		awk '$1 == "-" { d[$2] -= $3; next } { d[$1] += $2 }
+		END { if (length(d)) printf "xfs: psem during the workload: %d buffer unlocks lock-free, %d through the queue lock, %d lockers slept\n",
+			d["fast_release"], d["locked_release"], d["sleep"] }'
 else
 	echo "xfs: make demo XFS=1 also runs XFS with its buffer lock on psem (stress-ng, xfs_repair -n)"
 fi
