@@ -20,7 +20,7 @@
 # bench/results/<date>-xfs-<kernel>.{md,csv}.
 #
 # Environment: PSEM_BENCH_XFS_KERNEL (a stock kernel as stock-kernel.sh
-# names it; default 6.12), PSEM_BENCH_XFS_ROUNDS (default 5),
+# names it, e.g. 6.12 or 7.3; default 6.12), PSEM_BENCH_XFS_ROUNDS (default 5),
 # PSEM_BENCH_XFS_OPS (bogo operations per stressor, default 2000),
 # PSEM_XFS_FIO=1 to add fio to the workload.
 set -euo pipefail
@@ -38,7 +38,11 @@ for v in stock psem; do
 		{ echo "bench-xfs: building the $v image failed" >&2; exit 1; }
 	image=$(sed -n 's/^KERNEL=//p' <<<"$img")
 done
-kver=${image#/boot/vmlinuz-}
+# /boot/vmlinuz-<ver>, or (7.3) .../lib/modules/<ver>/vmlinuz
+case $image in
+*/vmlinuz) kver=$(basename "$(dirname "$image")") ;;
+*) kver=${image#/boot/vmlinuz-} ;;
+esac
 
 # boot VARIANT MODE N: one boot; appends "mode,variant,n,ktime_ns,stats..."
 # to the raw CSV.
