@@ -341,15 +341,22 @@ static void tt_free_call(struct tt_free_acq *a, struct psem *sem, unsigned long 
 			ret = psem_acquire_async_work(sem, n, &a->aww, tt_free_work_fn);
 		else
 			ret = psem_acquire_async(sem, n, &a->aw, tt_free_callback);
+		/*
+		 * Counted inside the gate: its callback or work may run (and
+		 * count) at once, and the owner's check after the quiesce
+		 * reads this count once every call has left (the RELEASE in
+		 * tt_free_leave()). Counted after leaving, a request could be
+		 * called back and checked before it was counted queued.
+		 */
+		if (ret == -EINPROGRESS)
+			tt_free_inc(a->req_work ? TT_FC_WQUEUED : TT_FC_QUEUED);
 		break;
 	}
 	tt_free_leave();
 
 	if (op == TT_FO_ASYNC || op == TT_FO_WORK) {
-		if (ret == -EINPROGRESS) {
-			tt_free_inc(a->req_work ? TT_FC_WQUEUED : TT_FC_QUEUED);
+		if (ret == -EINPROGRESS)
 			return;
-		}
 		WRITE_ONCE(a->req_gen, 0);
 		if (!ret) {
 			tt_free_inc(TT_FC_IMMEDIATE);
