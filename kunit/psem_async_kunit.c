@@ -313,18 +313,30 @@ static struct kunit_suite pat_suite = {
 
 /* ==== psem_async_race ==== */
 
-/* What one async helper saw: each of its waits ends in exactly one way. */
+/*
+ * What one async helper saw: each of its waits ends in exactly one way.
+ * The test reads @cancelled and @called while the helper runs, to know
+ * when both outcomes of the race have happened: marked accesses.
+ */
 struct pat_tally {
 	struct pat_req	req;
+	unsigned int	rounds;
 	unsigned int	immediate;
 	unsigned int	cancelled;
 	unsigned int	called;
 	unsigned int	wrong;
 };
 
+/* Counts one outcome where the test may be reading it. */
+static void pat_count(unsigned int *outcome)
+{
+	WRITE_ONCE(*outcome, *outcome + 1);
+}
+
 /*
  * Queues an asynchronous acquire, then races a cancel against the grants
  * that the sleeping helpers' releases make; holds what it gets briefly.
+ * At least @iters rounds, then on until the test posts step 2.
  */
 static int pat_async_fn(struct pkt_thread *t)
 {
@@ -335,11 +347,14 @@ static int pat_async_fn(struct pkt_thread *t)
 
 	if (!pkt_wait_step(t, 1))
 		return -EINTR;
-	for (i = 0; i < t->iters && !pkt_aborted(t); i++) {
+	for (i = 0; i < t->iters || !pkt_step_posted(t, 2); i++) {
 		u32 rnd = pkt_rand(&t->seed);
 		long k = 1 + rnd % 2;
 		int calls = pat_calls(r), ret;
 
+		if (pkt_aborted(t))
+			break;
+		y->rounds++;
 		ret = psem_acquire_async(t->sem, k, &r->aw, pat_fn);
 		if (!ret) {
 			y->immediate++;
@@ -351,7 +366,7 @@ static int pat_async_fn(struct pkt_thread *t)
 			if (rnd & 4)
 				udelay(rnd & 8 ? 200 : 5);
 			if (psem_cancel_async(t->sem, &r->aw)) {
-				y->cancelled++;
+				pat_count(&y->cancelled);
 				/* Never called back, then or later. */
 				if (pat_calls(r) != calls)
 					y->wrong++;
@@ -366,7 +381,7 @@ static int pat_async_fn(struct pkt_thread *t)
 				schedule_timeout_uninterruptible(1);
 			if (pat_calls(r) != calls + 1 || r->result)
 				y->wrong++;
-			y->called++;
+			pat_count(&y->called);
 		}
 		pkt_note(&err, psem_release(t->sem, k));
 		pkt_progress(t);
@@ -392,9 +407,12 @@ static int pat_sleeper_fn(struct pkt_thread *t)
 
 	if (!pkt_wait_step(t, 1))
 		return -EINTR;
-	for (i = 0; i < t->iters && !pkt_aborted(t); i++) {
+	/* As long as the async helpers run: their race needs the sleepers. */
+	for (i = 0; i < t->iters || !pkt_step_posted(t, 2); i++) {
 		long k = 1 + pkt_rand(&t->seed) % 2;
 
+		if (pkt_aborted(t))
+			break;
 		pkt_note(&err, psem_acquire(t->sem, k));
 		udelay(PAT_HOLD_US);	/* hold: the async helper must queue */
 		pkt_note(&err, psem_release(t->sem, k));
@@ -403,6 +421,24 @@ static int pat_sleeper_fn(struct pkt_thread *t)
 	return err;
 }
 
+/* Whether both outcomes of the race have happened, in any helpers. */
+static bool pat_raced(struct pat_tally **tallies, unsigned int nr)
+{
+	bool cancelled = false, called = false;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		cancelled |= READ_ONCE(tallies[i]->cancelled) > 0;
+		called |= READ_ONCE(tallies[i]->called) > 0;
+	}
+	return cancelled && called;
+}
+
+/*
+ * The helpers run until both outcomes of the race have happened (a cancel
+ * that won, a grant that did) or the search ends: on an idle host nearly
+ * every round may end one way.
+ */
 static void psem_test_async_cancel_race(struct kunit *test)
 {
 	struct pkt_thread tmpl = { .iters = race_iters, .n = 2 };
@@ -410,6 +446,7 @@ static void psem_test_async_cancel_race(struct kunit *test)
 	struct pkt_ctx *ctx = test->priv;
 	unsigned int i, nr = 0, called = 0, cancelled = 0;
 	struct pat_tally **tallies;
+	bool raced;
 	int cpu;
 
 	/* On the heap: an array of pointers is too big a frame. */
@@ -430,6 +467,8 @@ static void psem_test_async_cancel_race(struct kunit *test)
 		pkt_spawn(test, &tmpl, cpu);
 	}
 	pkt_post_step(ctx, 1);
+	raced = pkt_wait_until(pat_raced(tallies, nr), PKT_RACE_SEARCH);
+	pkt_post_step(ctx, 2);
 	pkt_reap_all(test);
 
 	for (i = 0; i < ctx->nr; i++)
@@ -438,17 +477,19 @@ static void psem_test_async_cancel_race(struct kunit *test)
 		struct pat_tally *y = tallies[i];
 
 		KUNIT_EXPECT_EQ_MSG(test, y->wrong, 0U, "async helper %u", i);
+		KUNIT_EXPECT_GE_MSG(test, y->rounds, race_iters, "async helper %u", i);
 		KUNIT_EXPECT_EQ_MSG(test, y->immediate + y->cancelled + y->called,
-				    race_iters, "async helper %u", i);
+				    y->rounds, "async helper %u", i);
 		called += y->called;
 		cancelled += y->cancelled;
 		kunit_info(test, "helper %u: immediate %u cancelled %u called back %u\n",
 			   i, y->immediate, y->cancelled, y->called);
 	}
 	PKT_EXPECT_IDLE(test, sem, 2);
-	/* Both outcomes of the race happened somewhere. */
-	KUNIT_EXPECT_GT(test, called, 0U);
-	KUNIT_EXPECT_GT(test, cancelled, 0U);
+	/* Nothing raced, so nothing was shown; a skip must not hide a failure. */
+	if (!raced && test->status != KUNIT_FAILURE)
+		kunit_skip(test, "in the search: %u cancelled, %u called back: no race",
+			   cancelled, called);
 }
 
 static struct kunit_case pat_race_cases[] = {

@@ -1092,13 +1092,6 @@ static int pkt_flag_fn(struct pkt_thread *t)
 }
 
 /*
- * How long the flag race goes on looking for the contention it needs: on
- * a loaded host the virtual CPUs may seldom run at once. A bound on the
- * search, not a timing assertion.
- */
-#define PKT_RACE_SEARCH		(5 * HZ)
-
-/*
  * Releases and try-acquires on a balance that stays positive, from every
  * CPU, so that locked releases lose races to fast ones and trip the flag.
  * The helpers go on until the race happened (a trip with the flag on, a

@@ -255,6 +255,13 @@ static inline bool pkt_wait_done(struct pkt_thread *t)
 
 #define pkt_wait_for(cond)	pkt_wait_until(cond, PKT_HANG_GUARD)
 
+/*
+ * How long a race test goes on looking for the interleaving it needs: on
+ * a loaded host the virtual CPUs may seldom run at once, on an idle one
+ * they may seldom collide. A bound on the search, not a timing assertion.
+ */
+#define PKT_RACE_SEARCH		(5 * HZ)
+
 /* Tries to free a hung helper: stop the loops, signal it, add permits. */
 static inline void pkt_unstick(struct pkt_thread *t)
 {
