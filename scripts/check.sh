@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make check`: psem's whole test run. Never loads anything on the host.
 #
-#   1. scripts/setup.sh, scripts/lint.sh, then the spin model
-#      (scripts/check-model.sh);
+#   1. scripts/setup.sh, scripts/lint.sh, the spin model
+#      (scripts/check-model.sh), then the litmus tests with the LKMMs of
+#      6.1, 6.12 and 7.3 (scripts/check-litmus.sh);
 #   2. for the test kernels, debug-6.1 (lockdep, KASAN), rt-6.12
 #      (PREEMPT_RT, lockdep, KASAN), debug-7.3 (lockdep, KASAN) and
 #      kcsan-7.3: build the kernel (cached) and
@@ -31,7 +32,8 @@
 # PSEM_CHECK_STOCK=0 to skip the stock kernels (PSEM_CHECK_STOCK_KERNELS:
 # a list of kernel versions instead of all), PSEM_CHECK_DKMS=0 to skip
 # DKMS, PSEM_CHECK_TSAN=0 to skip check-tsan.sh, PSEM_CHECK_LINT=0 to skip lint,
-# PSEM_CHECK_MODEL=0 to skip the spin model, PSEM_CHECK_TORTURE=0 to skip
+# PSEM_CHECK_MODEL=0 to skip the spin model and the litmus tests,
+# PSEM_CHECK_TORTURE=0 to skip
 # the torture (PSEM_CHECK_TORTURE_S: its length, default 60), PSEM_CACHE,
 # PSEM_LOGDIR, and qemu-run.sh's PSEM_QEMU_*.
 set -euo pipefail
@@ -49,6 +51,12 @@ fail_step() {
 }
 
 mkdir -p "$cache" "$logdir"
+# why_note: stdin, a few lines saying why a step failed, kept for the end
+# of the run, where they are printed just above the summary (the part of a
+# long log that a CI report shows).
+why=$logdir/why.txt
+: >"$why"
+why_note() { head -n 6 | sed 's/^/  | /' >>"$why"; }
 exec 9>"$cache/.check.lock"
 flock -n 9 || { echo "check: waiting for another check to finish"; flock 9; }
 
@@ -113,6 +121,9 @@ kunit_results() {
 	elif [ $rc -ne 0 ] || [ -n "$f" ]; then
 		echo "kunit: failed tests in $name; parser output:"
 		sed 's/^/  | /' "$dir/parse.txt"
+		{ echo "kunit ($name): failed:"
+		  grep -E '^ *(not ok|# .*(Expected|EXPECTATION|ASSERTION|FAILED))' "$dir/all.txt" |
+			grep -v '^ *# Subtest' | sed 's/^ *//'; } | why_note
 		[ $ok = 1 ] || ok=2
 	fi
 	return $ok
@@ -168,7 +179,12 @@ run_kernel() {
 	local ok=0
 	"$top/scripts/qemu-run.sh" "$kernel" "$cpio" "$log" || ok=1
 	echo "console log: $log"
-	scan_splats "$log" || ok=1
+	local splats
+	if ! splats=$(scan_splats "$log"); then
+		ok=1
+		{ echo "$name: splats on the console:"; echo "$splats"; } | why_note
+	fi
+	[ -z "$splats" ] || echo "$splats"
 	log_part "$log" CONSUMER | grep -q '^psem_consumer:' ||
 		{ echo "check: no psem_consumer: lines in dmesg"; ok=1; }
 	check_consumer_unload "$log" || ok=1
@@ -211,6 +227,8 @@ fi
 if [ "${PSEM_CHECK_MODEL:-1}" != 0 ]; then
 	stage "spin model"
 	if bash "$top/scripts/check-model.sh"; then stage_done ok; else fail_step "spin model"; fi
+	stage "litmus tests (herd7)"
+	if bash "$top/scripts/check-litmus.sh"; then stage_done ok; else fail_step litmus; fi
 fi
 
 # The torture of the test kernels runs in the background, one kernel at a
@@ -262,6 +280,9 @@ torture_done() {
 		if [ "$(cat "$torture_dir/$f.rc" 2>/dev/null)" = 0 ]; then
 			stage_done "ok (it ran in the background)"
 		else
+			{ echo "torture ($f):"
+			  grep -hE 'VIOLATION|FAILED|did not|splat' "$logdir/torture-$f.out" 2>/dev/null
+			} | why_note
 			fail_step "torture $f"
 		fi
 	done
@@ -434,8 +455,8 @@ if [ "${PSEM_CHECK_NATIVE:-1}" != 0 ]; then
 fi
 
 # XFS with its buffer lock on psem (scripts/check-xfs.sh): a short
-# stress-ng metadata run and xfs_repair -n, on the debug kernel and stock
-# 6.12; one line per kernel. PSEM_CHECK_XFS=0 skips it.
+# stress-ng metadata run and xfs_repair -n, on the debug-6.1 kernel and
+# stock 6.12 and 7.3; one line per kernel. PSEM_CHECK_XFS=0 skips it.
 if [ "${PSEM_CHECK_XFS:-1}" != 0 ]; then
 	stage "xfs on psem"
 	if bash "$top/scripts/check-xfs.sh"; then stage_done ok; else fail_step xfs; fi
@@ -449,6 +470,10 @@ if [ "${PSEM_CHECK_TSAN:-1}" != 0 ] && [ -f "$top/scripts/check-tsan.sh" ]; then
 fi
 
 echo "check: finished in $((SECONDS - t_start))s"
+if [ -s "$why" ]; then
+	echo "check: why (the first lines of each; the logs are in $logdir):"
+	cat "$why"
+fi
 [ ${#failures[@]} -eq 0 ] || echo "check: failed steps: ${failures[*]}"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
