@@ -17,6 +17,12 @@
 #                                  UNAME (e.g. 7.3.4+deb13-amd64), from its
 #                                  series' source, the image's config and
 #                                  Module.symvers (scripts/fetch-7x.sh)
+#   scripts/build-kernel.sh --prepare FLAVOUR
+#                                  configure FLAVOUR as a build would, then
+#                                  only modules_prepare: a tree to compile
+#                                  modules against, with no vmlinux and so
+#                                  no Module.symvers (compile-7.2, lint's
+#                                  compile-only check against 7.2)
 #
 # Which source package a flavour uses is named in its fragment,
 # kunit/FLAVOUR.config, by a line "# psem-source: linux-source-X.Y" (default
@@ -30,12 +36,13 @@
 # (usable as KDIR) on stdout.
 set -euo pipefail
 
-usage="usage: build-kernel.sh FLAVOUR | --source [FLAVOUR|PACKAGE] | --name FLAVOUR | --stock UNAME"
+usage="usage: build-kernel.sh FLAVOUR | --source [FLAVOUR|PACKAGE] | --name FLAVOUR | --stock UNAME | --prepare FLAVOUR"
 mode=build
 case ${1:-} in
 --source) mode=source; shift ;;
 --name) mode=name; shift ;;
 --stock) mode=stock; shift ;;
+--prepare) mode=prepare; shift ;;
 '') echo "$usage" >&2; exit 2 ;;
 esac
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,6 +64,7 @@ stock:?*)
 	done
 	frags=("$stock_config")
 	;;
+prepare:linux-source-* | prepare:) echo "$usage" >&2; exit 2 ;;
 *:linux-source-*) pkg=$flavour flavour= ;;
 *:) [ $mode = source ] || { echo "$usage" >&2; exit 2; } ;;
 *)
@@ -109,10 +117,12 @@ exec 9>"$cache/.build-$flavour.lock"
 flock -n 9 || { echo "build-kernel: waiting for another $flavour build" >&2; flock 9; }
 
 # (The 6.1 flavours' key leaves the package name out, as it always did, so
-# that their existing caches stay valid.)
-key=$( { [ "$pkg" = linux-source-6.1 ] || echo "$pkg"; echo "$srcver"; cat "${frags[@]}"; } |
-	sha256sum | cut -c1-12)
+# that their existing caches stay valid. A prepared-only tree has its own
+# key and directory, so that it never passes for a built kernel.)
+key=$( { [ $mode != prepare ] || echo prepare; [ "$pkg" = linux-source-6.1 ] || echo "$pkg"
+	 echo "$srcver"; cat "${frags[@]}"; } | sha256sum | cut -c1-12)
 out=$cache/build/$flavour-$key
+[ $mode != prepare ] || out=$cache/build/prepared-$flavour-$key
 if [ -f "$out/.psem-built" ]; then
 	echo "$out"
 	exit 0
@@ -166,7 +176,11 @@ if [ $mode = stock ]; then
 	exit 0
 fi
 
-echo "build-kernel: building the $flavour kernel ($pkg $srcver) in $out (several minutes)" >&2
+if [ $mode = prepare ]; then
+	echo "build-kernel: preparing a $flavour module tree ($pkg $srcver) in $out" >&2
+else
+	echo "build-kernel: building the $flavour kernel ($pkg $srcver) in $out (several minutes)" >&2
+fi
 t0=$SECONDS
 rm -rf "$out" && mkdir -p "$out"
 mk tinyconfig >&2
@@ -189,6 +203,16 @@ done < <(cat "${frags[@]}" |
 	 sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)$/\1 \2/p; s/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1 n/p' |
 	 awk '{ v[$1] = $2 } END { for (k in v) print k, v[k] }' | sort)
 [ $bad -eq 0 ] || exit 1
+
+# A prepared-only tree: what an external module build needs (the
+# generated headers, the kbuild tools), no vmlinux, so no Module.symvers.
+if [ $mode = prepare ]; then
+	mk -j"$(nproc)" modules_prepare >&2
+	touch "$out/.psem-built"
+	echo "build-kernel: prepared the $flavour module tree in $((SECONDS - t0))s" >&2
+	echo "$out"
+	exit 0
+fi
 
 mk -j"$(nproc)" bzImage modules >&2
 touch "$out/.psem-built"

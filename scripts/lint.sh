@@ -1,28 +1,52 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # `make lint`: static checks on psem's C sources and scripts; any finding
-# fails. Needs no test kernel: it builds against Debian's stock headers, of
-# Linux 6.1 and of 6.12, the two kernel series psem supports.
+# fails. Needs no test kernel: it builds against Debian's stock headers of
+# Linux 6.1 and 6.12 and the stock 7.3 module tree (scripts/stock-kernel.sh,
+# scripts/build-kernel.sh --stock), the kernel series psem supports, and
+# compiles against 7.2 in a prepared-only tree.
 #
-#   checkpatch.pl --strict, from 6.1's and from 6.12's source, on the C
+#   checkpatch.pl --strict, from 6.1's, 6.12's and 7.3's source, on the C
 #     files of every directory with a Kbuild (kmod/, kunit/, examples/,
 #     torture/, bench/, ...)
 #   a W=1 build with sparse (C=2) of all of those modules against each of
-#     the stock headers trees in PSEM_LINT_KERNELS (default "6.1 6.12-rt":
-#     both series, and PREEMPT_RT's lock types; any name that
-#     scripts/stock-kernel.sh takes): no warnings at all
-#   kernel-doc -none -v on kmod/*.[ch], with 6.1's and 6.12's kernel-doc
-#     (6.1's has no -Wall; -v adds its missing-return-description warnings)
+#     the trees in PSEM_LINT_KERNELS (default "6.1 6.12-rt 7.3": both older
+#     series, PREEMPT_RT's lock types, and 7.3; any name that
+#     scripts/stock-kernel.sh takes): no warnings at all. The sparse is the
+#     system's where the tree's scripts/checker-valid.sh accepts it (or the
+#     tree has none), else sid's through scripts/sid-run.sh (7.x: bookworm's
+#     0.6.4 fails 7.3's check on __typeof_unqual__, and kbuild would switch
+#     C=2 off without a word). A canary module with an address-space
+#     mismatch proves that sparse really runs against the tree; where no
+#     sparse can, lint says so and builds W=1 only.
+#   a compile-only check against 7.2: the same W=1 (and sparse) build against
+#     a tree of linux-source-7.2 that scripts/build-kernel.sh --prepare
+#     compile-7.2 configured (tinyconfig, kunit/base.config,
+#     kunit/compile-7.2.config) and ran only modules_prepare on. The tree has
+#     no vmlinux and so no Module.symvers: modpost's warning that it is
+#     missing and its reports of kernel symbols it cannot resolve (which
+#     only a vmlinux could) are dropped, nothing else
+#   kernel-doc on kmod/*.[ch], with 6.1's and 6.12's (Perl; -none -v: 6.1's
+#     has no -Wall, -v adds its missing-return-description warnings) and
+#     7.3's (Python, run by the system's python3; -none -Wall, which is what
+#     gives its missing-return warnings), each first shown a canary comment
+#     with an undescribed parameter, which it must report
+#   misuse that must not compile, against the first of PSEM_LINT_KERNELS
 #   and, where installed, shellcheck -S warning on scripts/*.sh and .ci/run
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 bash "$top/scripts/setup.sh"
-srcs=("$("$top/scripts/build-kernel.sh" --source linux-source-6.1)"
-      "$("$top/scripts/build-kernel.sh" --source linux-source-6.12)")
+# The sources whose checkpatch.pl and kernel-doc run, by series.
+src_series=(6.1 6.12 7.3)
+srcs=()
+for v in "${src_series[@]}"; do
+	srcs+=("$("$top/scripts/build-kernel.sh" --source "linux-source-$v")")
+done
+src_names="6.1's, 6.12's and 7.3's"
 kdirs=()
-for k in ${PSEM_LINT_KERNELS:-6.1 6.12-rt}; do
+for k in ${PSEM_LINT_KERNELS:-6.1 6.12-rt 7.3}; do
 	kdirs+=("$("$top/scripts/stock-kernel.sh" "$k" | sed -n 's/^KDIR=//p')")
 done
 cd "$top"
@@ -61,21 +85,31 @@ mark_clean() { mkdir -p "$okdir" && touch "$okdir/$1"; }
 #    with LINUX_VERSION_CODE, which checkpatch also takes for a constant on
 #    the left of a comparison; and the one that defines EXPORT_SYMBOL_PSEM(),
 #    whose definition checkpatch takes for an export far from its symbol.
+# and, in every file, one that 7.3's checkpatch added:
+#  - ALLOC_WITH_SIZEOF: "Prefer kzalloc_obj over kzalloc with sizeof", for
+#    p = kzalloc(sizeof(*p), ...). kmalloc_obj() and kzalloc_obj() are not
+#    in 6.1, which psem supports; sizeof(*p) is the form that cannot name
+#    the wrong type, and the one older checkpatches ask for.
 checkpatch_ignore() {
+	local all=ALLOC_WITH_SIZEOF
 	case $1 in
-	kmod/psem.h|kmod/psem_queue.h) echo MACRO_ARG_REUSE ;;
-	kmod/psem_compat.h) echo LINUX_VERSION_CODE,CONSTANT_COMPARISON,EXPORT_SYMBOL ;;
+	kmod/psem.h|kmod/psem_queue.h) echo "$all,MACRO_ARG_REUSE" ;;
+	kmod/psem_compat.h) echo "$all,LINUX_VERSION_CODE,CONSTANT_COMPARISON,EXPORT_SYMBOL" ;;
+	*) echo "$all" ;;
 	esac
 }
-stage "lint: checkpatch --strict (${#csrc[@]} files, 6.1's and 6.12's)"
+stage "lint: checkpatch --strict (${#csrc[@]} files, $src_names)"
 cp_bad=0
 key=$(clean_key checkpatch "${srcs[@]}")
 is_clean "$key" && srcs_cp=() || srcs_cp=("${srcs[@]}")
 for src in "${srcs_cp[@]}"; do
 	for f in "${csrc[@]}"; do
 		ign=$(checkpatch_ignore "$f")
-		perl "$src/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
-			--no-summary ${ign:+--ignore "$ign"} -f "$f" || cp_bad=1
+		out=$(perl "$src/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
+			--no-summary ${ign:+--ignore "$ign"} -f "$f" 2>&1) && continue
+		echo "  checkpatch from $(basename "$src"):"
+		echo "$out"
+		cp_bad=1
 	done
 done
 if [ $cp_bad = 1 ]; then
@@ -88,42 +122,213 @@ else
 	stage_done clean
 fi
 
-for kdir in "${kdirs[@]}"; do
-	stage "lint: W=1 and sparse build of ${moddirs[*]} against $kdir"
-	key=$(clean_key sparse "$kdir" "$(cat "$kdir/include/config/kernel.release" 2>/dev/null)")
-	if is_clean "$key"; then
-		stage_done "clean (unchanged since a clean run)"
-		continue
+# sparse_for KDIR: the sparse command line that KDIR's tree accepts. kbuild
+# runs the tree's scripts/checker-valid.sh (from 6.13) on $(CHECK) and
+# switches C=2 off, printing no warning that lint would see, if it fails;
+# 7.3's needs a sparse that knows __typeof_unqual__, which bookworm's 0.6.4
+# does not. So: the system's sparse where the tree has no such script or
+# its script accepts it, else sid's (scripts/sid-run.sh), else none (fails).
+sid_sparse="$top/scripts/sid-run.sh sparse sparse"
+sparse_for() {
+	local kdir=$1 srctree chk
+	srctree=$(sed -n 's/^include \(.*\)\/Makefile$/\1/p' "$kdir/Makefile" | head -n1)
+	chk=${srctree:-$kdir}/scripts/checker-valid.sh
+	if [ ! -f "$chk" ]; then
+		echo sparse
+		return 0
 	fi
-	work=$cache/work/lint-$(basename "$(dirname "$kdir")")
+	[ "$(sh "$chk" sparse 2>/dev/null)" != 1 ] || { echo sparse; return 0; }
+	"$top/scripts/sid-run.sh" --check sparse sparse 2>/dev/null || return 1
+	# shellcheck disable=SC2086 # the command's words, as kbuild splits them
+	[ "$(sh "$chk" $sid_sparse 2>/dev/null)" = 1 ] || return 1
+	echo "$sid_sparse"
+}
+# sparse_name CHECK: which sparse, with its package version.
+sparse_name() {
+	if [ "$1" = sparse ]; then
+		echo "sparse $(dpkg-query -W -f='${Version}' sparse 2>/dev/null || echo '(version unknown)')"
+	else
+		echo "sid's sparse $(cat "$("$top/scripts/fetch-7x.sh" --dir sparse)/.psem-version")"
+	fi
+}
+
+# sparse_canary KDIR CHECK DIR: build, in DIR, a one-file module with a
+# plain pointer initialized from a __user one, which gcc accepts and sparse
+# reports (different address spaces); succeed only if sparse reported it.
+sparse_canary() {
+	local kdir=$1 chk=$2 dir=$3 out
+	rm -rf "$dir" && mkdir -p "$dir"
+	cat >"$dir/psem_sparse_canary.c" <<-'EOF'
+	// SPDX-License-Identifier: GPL-2.0
+	#include <linux/module.h>
+	int psem_sparse_canary(void __user *p);
+	int psem_sparse_canary(void __user *p)
+	{
+		int *q = p;
+
+		return q != NULL;
+	}
+	EXPORT_SYMBOL_GPL(psem_sparse_canary);
+	MODULE_DESCRIPTION("lint's sparse canary");
+	MODULE_LICENSE("GPL");
+	EOF
+	echo "obj-m += psem_sparse_canary.o" >"$dir/Kbuild"
+	out=$(make -s -C "$kdir" M="$dir" C=2 CHECK="$chk" KBUILD_MODPOST_WARN=1 modules 2>&1) || true
+	if grep -q 'different address spaces' <<<"$out"; then
+		echo "  sparse canary: $(grep -m1 -o 'psem_sparse_canary.c:[0-9:]*.*' <<<"$out")"
+		return 0
+	fi
+	echo "  sparse canary: NOT reported; the build said:"
+	sed 's/^/  | /' <<<"$out" | head -n 20
+	return 1
+}
+
+# compile_only_filter KDIR: drop what a tree without a vmlinux makes modpost
+# say, and nothing else: its five-line warning that KDIR/Module.symvers is
+# missing, and (with KBUILD_MODPOST_WARN=1) its reports of symbols it cannot
+# resolve, those of the kernel, not psem's own (psem_*, __psem_*: exported by
+# psem.ko, and so known to modpost in every tree), with the count of those it
+# did not list. Writes the number of lines dropped to the file COUNT.
+compile_only_filter() {	# compile_only_filter KDIR COUNT
+	awk -v symvers="WARNING: $1/Module.symvers is missing." -v count="$2" '
+		$0 == symvers { skip = 4; n++; next }
+		skip > 0 && /^         (Modules may not have dependencies or modversions\.|You may get many unresolved symbol errors\.|You can set KBUILD_MODPOST_WARN=1 to turn errors into warning|if you want to proceed at your own risk\.)$/ { skip--; n++; next }
+		{ skip = 0 }
+		/^WARNING: modpost: "[A-Za-z0-9_.]+" \[[^]]+\.ko\] undefined!$/ && !/^WARNING: modpost: "_*psem_/ { n++; next }
+		/^WARNING: modpost: suppressed [0-9]+ unresolved symbol warnings because there were too many\)$/ { n++; next }
+		{ print }
+		END { print n + 0 > count }'
+}
+
+# lint_build KDIR WORK LABEL [MAKE ARGS...]: build every module directory W=1
+# (and with the given sparse arguments) against KDIR in WORK; sets lint_out
+# to the build's output and lint_berr to 1 if a build failed.
+lint_build() {
+	local kdir=$1 work=$2 d
+	shift 2
+	lint_berr=0
 	rm -rf "$work"
-	berr=0
-	out=$(build_modules "$kdir" "$work" W=1 C=2 CHECK=sparse 2>&1) || berr=1
+	lint_out=$(build_modules "$kdir" "$work" W=1 "$@" 2>&1) || lint_berr=1
 	# The other external modules (the Makefile builds kmod/, kunit/, examples/).
 	for d in "${moddirs[@]}"; do
 		case $d in kmod | kunit | examples) continue ;; esac
-		out+=$'\n'$(make -s -C "$kdir" M="$work/$d" KBUILD_EXTRA_SYMBOLS="$work/Module.symvers" \
-			W=1 C=2 CHECK=sparse modules 2>&1) || berr=1
+		lint_out+=$'\n'$(make -s -C "$kdir" M="$work/$d" KBUILD_EXTRA_SYMBOLS="$work/Module.symvers" \
+			W=1 "$@" modules 2>&1) || lint_berr=1
 	done
-	if grep -iE '(^|[: ])(warning|error):' <<<"$out"; then
+}
+warn_re='(^|[: ])(warning|error):'
+
+# lint_tree KDIR WORK LABEL COMPILE_ONLY: the W=1/sparse stage for one tree.
+no_sparse=()
+lint_tree() {
+	local kdir=$1 work=$2 label=$3 conly=$4 rel chk sname key dropped=0 note=''
+	local -a sargs=()
+	rel=$(cat "$kdir/include/config/kernel.release" 2>/dev/null || true)
+	if chk=$(sparse_for "$kdir"); then
+		sname=$(sparse_name "$chk")
+		sargs=(C=2 "CHECK=$chk")
+	else
+		sname="no sparse: none passes $rel's checker-valid.sh"
+	fi
+	[ "$conly" = 0 ] || sargs+=(KBUILD_MODPOST_WARN=1)
+	stage "$label"
+	echo "  W=1, $sname${chk:+ (CHECK=${chk/#$top\//})}"
+	if [ -z "$chk" ]; then
+		echo "lint: sparse did NOT run against $rel ($kdir): neither the system's sparse nor sid's (scripts/sid-run.sh) passes its scripts/checker-valid.sh; W=1 only"
+		no_sparse+=("$rel")
+		note=", W=1 only: sparse did NOT run"
+	fi
+	key=$(clean_key sparse "$kdir" "$rel" "$chk" "$sname" "$conly")
+	if is_clean "$key"; then
+		stage_done "clean$note (unchanged since a clean run)"
+		return 0
+	fi
+	if [ -n "$chk" ] && ! sparse_canary "$kdir" "$chk" "$work-sparse-canary"; then
+		echo "lint: sparse did NOT run against $rel ($kdir), though its checker-valid.sh accepted $sname"
+		bad+=("sparse did not run ($kdir)")
+		stage_done FAILED
+		return 0
+	fi
+	lint_build "$kdir" "$work" "${sargs[@]}"
+	if [ "$conly" = 1 ]; then
+		lint_out=$(compile_only_filter "$kdir" "$work.dropped" <<<"$lint_out")
+		dropped=$(cat "$work.dropped")
+		echo "  dropped $dropped lines of modpost's about the tree's missing Module.symvers and kernel symbols only a vmlinux resolves"
+	fi
+	if grep -iE "$warn_re" <<<"$lint_out"; then
 		bad+=("W=1/sparse ($kdir)")
 		stage_done FAILED
-	elif [ $berr = 1 ]; then
-		echo "$out"
+	elif [ $lint_berr = 1 ]; then
+		echo "$lint_out"
 		bad+=("build ($kdir)")
 		stage_done FAILED
 	else
 		mark_clean "$key"
-		stage_done clean
+		stage_done "clean$note"
 	fi
+}
+
+for kdir in "${kdirs[@]}"; do
+	# /lib/modules/VER/build is named by VER, a prepared tree by itself.
+	w=$(basename "$kdir")
+	[ "$w" != build ] || w=$(basename "$(dirname "$kdir")")
+	lint_tree "$kdir" "$cache/work/lint-$w" \
+		"lint: W=1 and sparse build of ${moddirs[*]} against $kdir" 0
 done
 
-stage "lint: kernel-doc (${#kdoc[@]} files, 6.1's and 6.12's)"
+# Compile-only against 7.2 (issue 15): no test kernel, no stock image, only
+# a prepared tree (scripts/build-kernel.sh --prepare; cached, about 15 s).
+plog=$logdir/build-compile-7.2.log
+mkdir -p "$logdir"
+if kdir72=$("$top/scripts/build-kernel.sh" --prepare compile-7.2 2>"$plog"); then
+	lint_tree "$kdir72" "$cache/work/lint-compile-7.2" \
+		"lint: compile-only against $(cat "$kdir72/include/config/kernel.release") (linux-source-7.2)" 1
+else
+	stage "lint: compile-only against 7.2 (linux-source-7.2)"
+	tail -n 20 "$plog"
+	bad+=("compile-only 7.2 (prepare: $plog)")
+	stage_done FAILED
+fi
+
+# kernel-doc: 6.1's and 6.12's are Perl (-v gives the missing-return
+# warnings); 7.3's is Python (it needs 3.6; -v only adds Info lines, -Wall
+# gives the return warnings). Each first reads a canary comment that leaves
+# a parameter undescribed: a kernel-doc that does not report it did not run.
+kd_canary=$cache/work/lint-kernel-doc-canary.h
+mkdir -p "${kd_canary%/*}"
+printf '%s\n' '/**' ' * psem_kd_canary() - lint canary' ' * @a: described' \
+	' *' ' * Return: nothing useful.' ' */' 'int psem_kd_canary(int a, int b);' >"$kd_canary"
+kd_names=() kd_py=()
+for i in "${!srcs[@]}"; do
+	if head -n1 "${srcs[$i]}/scripts/kernel-doc" | grep -q python; then
+		kd_py+=(1)
+		pyver=$(python3 -c 'import platform; print(platform.python_version())' 2>/dev/null) ||
+			pyver="that does not run"
+		kd_names+=("${src_series[$i]}'s (python3 $pyver)")
+	else
+		kd_py+=(0)
+		kd_names+=("${src_series[$i]}'s (perl)")
+	fi
+done
+stage "lint: kernel-doc (${#kdoc[@]} files; $(IFS=,; echo "${kd_names[*]}" | sed 's/,/, /g'))"
 kd_bad=0
-for src in "${srcs[@]}"; do
+for i in "${!srcs[@]}"; do
+	if [ "${kd_py[$i]}" = 1 ]; then
+		kd_run=(python3 "${srcs[$i]}/scripts/kernel-doc" -none -Wall)
+	else
+		kd_run=(perl "${srcs[$i]}/scripts/kernel-doc" -none -v)
+	fi
+	out=$("${kd_run[@]}" "$kd_canary" 2>&1) || true
+	if ! grep -qE "'b' not described" <<<"$out"; then
+		echo "lint: kernel-doc from ${srcs[$i]} did NOT run (${kd_run[0]}): its canary warning is missing; it said:"
+		sed 's/^/  | /' <<<"$out" | head -n 10
+		kd_bad=1
+		continue
+	fi
 	if [ ${#kdoc[@]} -gt 0 ] &&
-	   { ! out=$(perl "$src/scripts/kernel-doc" -none -v "${kdoc[@]}" 2>&1) ||
-	     grep -iE '(^|[: ])(warning|error):' <<<"$out"; }; then
+	   { ! out=$("${kd_run[@]}" "${kdoc[@]}" 2>&1) ||
+	     grep -iE "$warn_re" <<<"$out"; }; then
+		echo "  (kernel-doc from ${srcs[$i]})"
 		kd_bad=1
 	fi
 done
@@ -197,4 +402,8 @@ if [ ${#bad[@]} -gt 0 ]; then
 	echo "lint: FAILED: ${bad[*]}"
 	exit 1
 fi
-echo "lint: clean"
+if [ ${#no_sparse[@]} -gt 0 ]; then
+	echo "lint: clean, but sparse did NOT run against ${no_sparse[*]} (W=1 only there)"
+else
+	echo "lint: clean"
+fi
