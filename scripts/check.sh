@@ -122,7 +122,7 @@ kunit_results() {
 		echo "kunit: failed tests in $name; parser output:"
 		sed 's/^/  | /' "$dir/parse.txt"
 		{ echo "kunit ($name): failed:"
-		  grep -E '^ *(not ok|# .*(Expected|EXPECTATION|ASSERTION|FAILED))' "$dir/all.txt" |
+		  grep -E '^ *(not ok|Expected |# .*(EXPECTATION|ASSERTION|FAILED))' "$dir/all.txt" |
 			grep -v '^ *# Subtest' | sed 's/^ *//'; } | why_note
 		[ $ok = 1 ] || ok=2
 	fi
