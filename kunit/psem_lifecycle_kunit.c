@@ -304,9 +304,10 @@ struct plt_tally {
 };
 
 /*
- * Acquires and releases random amounts until the test ends; every wait
- * ends in exactly one way, served (then it holds the permits and gives
- * them back) or refused (holding nothing).
+ * Acquires and releases random amounts until the test ends (at least
+ * @iters, then on until the test posts step 2); every wait ends in exactly
+ * one way, served (then it holds the permits and gives them back) or
+ * refused (holding nothing).
  */
 static int plt_worker_fn(struct pkt_thread *t)
 {
@@ -316,7 +317,7 @@ static int plt_worker_fn(struct pkt_thread *t)
 
 	if (!pkt_wait_step(t, 1))
 		return -EINTR;
-	for (i = 0; i < t->iters && !pkt_aborted(t); i++) {
+	for (i = 0; (i < t->iters || !pkt_step_posted(t, 2)) && !pkt_aborted(t); i++) {
 		u32 r = pkt_rand(&t->seed);
 		long k = 1 + r % PLT_CAPACITY;
 		int ret = r & 256 ? psem_acquire(t->sem, k) :
@@ -367,6 +368,7 @@ static void plt_race(struct kunit *test, enum pkt_op churn)
 	struct pkt_thread tmpl = { .iters = race_iters };
 	struct pkt_ctx *ctx = test->priv;
 	struct psem *sem = plt_sem(test, PLT_CAPACITY);
+	struct pkt_thread *churner;
 	struct plt_tally *tally;
 	unsigned int i;
 	int cpu;
@@ -383,8 +385,17 @@ static void plt_race(struct kunit *test, enum pkt_op churn)
 	tmpl.fn = plt_churn_fn;
 	tmpl.op = churn;
 	tmpl.iters = race_iters / 10;
-	pkt_spawn(test, &tmpl, -1);
+	churner = pkt_spawn(test, &tmpl, -1);
 	pkt_post_step(ctx, 1);
+	/*
+	 * The workers go on past the churn: a churner that closed first could
+	 * see every worker's rounds refused while it slept (served 0 of 2000,
+	 * debug-6.1). With the churn over the psem is open and large enough
+	 * for some of the requests, so the workers must be served soon.
+	 */
+	pkt_wait_done(churner);
+	pkt_wait_until(atomic_read(&tally->served) > 0, PKT_RACE_SEARCH);
+	pkt_post_step(ctx, 2);
 	pkt_reap_all(test);
 
 	for (i = 0; i < ctx->nr; i++)
@@ -394,6 +405,7 @@ static void plt_race(struct kunit *test, enum pkt_op churn)
 	KUNIT_EXPECT_EQ(test, psem_quiesce(sem, 10 * HZ), 0);
 	PKT_EXPECT_IDLE(test, sem, PLT_CAPACITY);
 	KUNIT_EXPECT_FALSE(test, psem_is_closed(sem));
+	/* Open, and asked for what fits, for PKT_RACE_SEARCH: some were served. */
 	KUNIT_EXPECT_GT(test, atomic_read(&tally->served), 0);
 	kunit_info(test, "served %d, shut down %d, too big %d\n",
 		   atomic_read(&tally->served), atomic_read(&tally->shut),
