@@ -288,11 +288,19 @@ static void tt_free_req_step(struct tt_free_acq *a, struct psem *req_sem)
 				withdrawn = psem_cancel_async_sync(sem, &a->aw);
 			else
 				withdrawn = psem_cancel_async(sem, &a->aw);
+			/*
+			 * Counted inside the gate, as tt_free_call() counts a
+			 * request queued: the owner checks the counts once
+			 * every call has left. Counted after leaving, the
+			 * owner could quiesce and check in between and find a
+			 * queued request neither called back nor withdrawn.
+			 */
+			if (withdrawn)
+				tt_free_inc(a->req_work ? TT_FC_WWITHDRAWN : TT_FC_WITHDRAWN);
 			tt_free_leave();
 			if (withdrawn) {
 				if (atomic_read(&a->req_done))
 					tt_viol_err("life free: a request both withdrawn and called back\n");
-				tt_free_inc(a->req_work ? TT_FC_WWITHDRAWN : TT_FC_WITHDRAWN);
 				WRITE_ONCE(a->req_gen, 0);
 				return;
 			}
