@@ -3,9 +3,11 @@
 #
 #   make [KDIR=/path/to/kernel/build]   psem.ko (+ KUnit modules) and the example
 #   make modules | examples | clean
-#   make check    lint, the spin model, KUnit on the debug-6.1, kcsan-6.1 and
-#                 rt-6.12 test kernels in QEMU, torture, then load/use/unload
-#                 on Debian's four stock kernels and a DKMS build, in QEMU
+#   make check    lint, the spin model, the litmus tests, KUnit on the
+#                 debug-6.1, rt-6.12, debug-7.3 and kcsan-7.3 test kernels in
+#                 QEMU, torture, load/use/unload on Debian's six stock
+#                 kernels, a DKMS build, XFS on psem, the native smoke
+#                 round and the userspace TSan/ASan harness
 #   make demo [KVER=6.12|6.12-rt|6.1|6.1-rt|7.3|7.3-rt|<uname -r>] [XFS=1]
 #                 boot a Debian stock kernel in QEMU (default the newest
 #                 generic one) and show psem working; XFS=1 also runs XFS

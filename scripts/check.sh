@@ -14,16 +14,18 @@
 #   3. psem_torture.ko on every test kernel (scripts/torture.sh), each in
 #      the background from the end of its kernel's KUnit stage, one at a
 #      time; their output is printed after the stock stage;
-#   4. DKMS: `dkms build` against the newest 6.12 stock headers in a private
-#      DKMS tree under the cache (nothing is installed on the host), then
-#      the consumer built against what DKMS left;
-#   5. Debian's stock kernels (6.1 and 6.12, generic and rt, as
+#   4. DKMS: `dkms build` against the stock 7.3.4 image's module tree in a
+#      private DKMS tree under the cache (nothing is installed on the
+#      host), then the consumer built against what DKMS left;
+#   5. Debian's stock kernels (6.1, 6.12 and 7.3.4, generic and rt, as
 #      scripts/stock-kernel.sh --all lists them): build against each one's
-#      headers, boot it, load, use and unload psem.ko and the consumer the
-#      same way; one line "stock <uname -r>: loaded, used, unloaded" each.
-#      The kernel DKMS built for boots the DKMS module and its consumer
-#      instead: "dkms: built psem <version> for <kver>";
-#   6. scripts/check-tsan.sh, where it exists.
+#      headers or matching tree, boot it, load, use and unload psem.ko and
+#      the consumer the same way; one line "stock <uname -r>: loaded, used,
+#      unloaded" each. The kernel DKMS built for boots the DKMS module and
+#      its consumer instead: "dkms: built psem <version> for <kver>";
+#   6. the native benchmark's smoke round (stage native), XFS with its
+#      buffer lock on psem (scripts/check-xfs.sh), and
+#      scripts/check-tsan.sh.
 # Any splat on a console, a failed or missing suite, or a failed step fails
 # the run. The last line is "N passed, F failed": N KUnit tests passed over
 # all test kernels, F failed or crashed tests plus failed steps.
