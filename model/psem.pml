@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * psem.pml - a Promela model of psem's release/acquire protocol with the
- * waiters bit (issue 8), asynchronous waiters (issue 10) and close
- * (issue 9).
+ * waiters bit, asynchronous waiters and close.
  *
  * Checked exhaustively by scripts/check-model.sh (see model/README).
  *

@@ -35,7 +35,7 @@
 #      table in wall-clock ns (median_ns, min_ns, max_ns, cpu_pct,
 #      csw_per_1k).
 #
-# The latency table (issue 10) is semaphore::async::release_to_grant: cells
+# The latency table is semaphore::async::release_to_grant: cells
 # release_to_grant_async (variant psem: an asynchronous waiter's callback)
 # and release_to_grant_sleeping (psem: a sleeping psem_acquire(); kernel:
 # down() woken by up()), the ns from just before the release to the grant.
@@ -72,7 +72,7 @@ start=$SECONDS
 
 # The kernel: KVER= (make bench KVER=...) as scripts/stock-kernel.sh takes
 # it, a version or a kind (6.1, 6.1-rt, 6.12, 6.12-rt); by default 6.1, the
-# newest generic Debian 6.1 kernel, the stock kernel issue 8's targets are
+# newest generic Debian 6.1 kernel, the stock kernel the fast-path targets are
 # set on (the PREEMPT_RT and 6.12 kernels only on request).
 stock=$(scripts/stock-kernel.sh "${KVER:-6.1}") || exit 2
 eval "$stock"	# KERNEL=..., KDIR=...

@@ -29,7 +29,7 @@ primitive's instructions. Wall-clock times are compared round by round
 round is B's ns / A's ns, and the tables give the median of those per-round
 speedups with their min and max. Above 1 means A is faster.
 
-The latency table (issue 10): the ns from just before psem_release() to
+The latency table: the ns from just before psem_release() to
 the grant, for an asynchronous waiter (its callback, cell
 release_to_grant_async) and a sleeping one (return from psem_acquire(),
 release_to_grant_sleeping; variant kernel: down() woken by up()). A
@@ -397,7 +397,7 @@ def stats_section(st):
 
 
 def targets_section(w, ic):
-    """Issue 8's targets for variant psem. Instructions under -icount: an
+    """The fast-path targets for variant psem. Instructions under -icount: an
     absolute ceiling and/or a ceiling on the ratio to a reference. Wall
     clock: the median of per-round speedups, with the slowest and fastest
     round and how many rounds fell below the threshold."""
@@ -465,7 +465,7 @@ def targets_section(w, ic):
                 continue
             add_wall("wall: %s, psem vs seed" % label("contention", cell, n, gap),
                      "contention", cell, n, gap, "psem", "seed", 0.95)
-    return ("### Targets\n\nIssue 8's targets for variant `psem`. Instructions "
+    return ("### Targets\n\nThe fast-path targets for variant `psem`. Instructions "
             "per iteration under `-icount` (deterministic), as absolute counts "
             "and as a cost against a reference (lower is better); wall-clock "
             "ratios are speedups (median of per-round reference ns / psem ns, "

@@ -266,7 +266,7 @@ verify "locked rule, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=0 -DNPROC=3 -
 verify "any rule per release, 2 procs (3 ops each, init 2, max 3)" 24 -DRULE=3 -DNPROC=2 -DOPS=3 -DINIT=2 -DMAX=3 || true
 verify "any rule per release, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=3 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
 
-# --- asynchronous waiters (issue 10) and close (issue 9) ----------------------
+# --- asynchronous waiters and close --------------------------------------------
 # -DASYNC: an acquire may be asynchronous (its callback runs after the unlock
 # of whoever takes it off the queue and releases the grant into the same
 # psem; its owner may cancel at any moment). -DCLOSE: a closer process

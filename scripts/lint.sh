@@ -276,7 +276,7 @@ for kdir in "${kdirs[@]}"; do
 		"lint: W=1 and sparse build of ${moddirs[*]} against $kdir" 0
 done
 
-# Compile-only against 7.2 (issue 15): no test kernel, no stock image, only
+# Compile-only against 7.2: no test kernel, no stock image, only
 # a prepared tree (scripts/build-kernel.sh --prepare; cached, about 15 s).
 plog=$logdir/build-compile-7.2.log
 mkdir -p "$logdir"
@@ -341,7 +341,7 @@ else
 	stage_done clean
 fi
 
-# Misuse that must not compile (issue 12): each case is a one-file module
+# Misuse that must not compile: each case is a one-file module
 # against the first stock kernel's headers, with a control that must build,
 # so that a failure is the psem header refusing it, not the setup.
 stage "lint: misuse that must not compile"

@@ -194,7 +194,7 @@ EOF
 # normal run uses for real parallelism) mishandles that cross-modifying
 # code: a vCPU that runs the patch site while another patches it spins in
 # an int3 storm, and the guest soft-locks within seconds (reproduced
-# without psem, issue 12: toggling a tracepoint every 10 ms under load
+# without psem: toggling a tracepoint every 10 ms under load
 # locks Debian's stock 6.1 up within 30 s; with -accel tcg,thread=single
 # the same 600 toggles pass). Single-threaded TCG still runs two vCPUs,
 # interleaved by QEMU, so preemption, IPIs, migration and sleeping

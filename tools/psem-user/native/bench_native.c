@@ -129,7 +129,7 @@ static bool opt_stats;
 /*
  * The textbook counting semaphore: a count under a pthread mutex, and a
  * condition variable to wait on while it is short. What a userspace
- * developer writes first; the "locked" baseline of the issue.
+ * developer writes first; the textbook "locked" baseline.
  */
 struct cv_sem {
 	pthread_mutex_t	m;

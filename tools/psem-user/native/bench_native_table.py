@@ -8,7 +8,7 @@ plus "insns,TABLE,CELL,THREADS,GAP,VARIANT,ROUND,INSNS_PER_ITER" where the
 machine counts instructions. scripts/bench_table.py parses them; this script
 adds the native variants (sem_t, pthread, condvar, floor beside psem's four
 rules), the rounds psem loses, the seed's figures beside the native ones and
-the issue's targets. Usage:
+the native targets. Usage:
 
     bench_native_table.py --log LOG [--stats LOG] [--csv OUT]
                           [--rounds-csv OUT] [--md OUT] [--rst OUT]
@@ -60,7 +60,7 @@ PLOT_COLORS = {"locked": "#7f7f7f", "seed": "#1f77b4", "seed+flag": "#2ca02c",
 INSNS = re.compile(r"psem_bench: insns,(.*)$")
 
 # The seed's headline ratios (main / PR, Linux, Hygon): the cells the
-# issue's second target names, with the seed's figures.
+# second native target names, with the seed's figures.
 HEADLINES = (
     ("single", "try_acquire_release_with_spare_permits", 1, "none",
      "spare-permit try+release", 58.3, 20.2),
@@ -326,7 +326,7 @@ def targets_section(log):
     add("psem vs pthread_mutex: uncontended_reuse (within 1.2×)",
         ("single", "uncontended_reuse", 1, "none"), "psem", "pthread", 1 / 1.2)
     met = sum(1 for r in rows if r[3] == "met")
-    return ("### Targets\n\nThe issue's targets for variant `psem` on this "
+    return ("### Targets\n\nThe native targets for variant `psem` on this "
             "machine's cores: median of per-round speedups (higher is better) "
             "with the slowest and fastest round, and the rounds psem lost. "
             "\"Within 1.2×\" is a speedup of at least 1/1.2 = 0.83×. "
