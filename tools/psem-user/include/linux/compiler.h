@@ -71,9 +71,34 @@
 #define IS_MODULE(option)		__is_defined(option##_MODULE)
 #define IS_ENABLED(option)		(IS_BUILTIN(option) || IS_MODULE(option))
 
-#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+/*
+ * The explorer's scheduling point (tools/psem-user/explore/): before every
+ * marked access and atomic operation of the code under test, the explorer
+ * may run another thread. Nothing in the other builds.
+ */
+#ifdef PSEM_EXPLORE
+void psem_explore_point(const char *op, const volatile void *addr);
+void psem_explore_plain(const char *op, const volatile void *addr);
+#define PSEM_USER_POINT(op, addr)					\
+	psem_explore_point(op, (const volatile void *)(addr))
+/* READ_ONCE()/WRITE_ONCE(): not a point while the thread holds a lock. */
+#define PSEM_USER_POINT_PLAIN(op, addr)					\
+	psem_explore_plain(op, (const volatile void *)(addr))
+#else
+#define PSEM_USER_POINT(op, addr)	do { } while (0)
+#define PSEM_USER_POINT_PLAIN(op, addr)	do { } while (0)
+#endif
+
+#define READ_ONCE(x)							\
+({									\
+	PSEM_USER_POINT_PLAIN("READ_ONCE", &(x));				\
+	__atomic_load_n(&(x), __ATOMIC_RELAXED);			\
+})
 #define WRITE_ONCE(x, val)						\
-	__atomic_store_n(&(x), (__typeof__(x))(val), __ATOMIC_RELAXED)
+do {									\
+	PSEM_USER_POINT_PLAIN("WRITE_ONCE", &(x));				\
+	__atomic_store_n(&(x), (__typeof__(x))(val), __ATOMIC_RELAXED);	\
+} while (0)
 #define data_race(expr)		(expr)
 
 /* The kernel's barriers, by name. */
@@ -89,8 +114,15 @@
 #define smp_store_mb(var, val)						\
 	do { WRITE_ONCE(var, val); smp_mb(); } while (0)
 #define smp_store_release(p, v)						\
-	__atomic_store_n((p), (__typeof__(*(p)))(v), __ATOMIC_RELEASE)
-#define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+do {									\
+	PSEM_USER_POINT("smp_store_release", (p));			\
+	__atomic_store_n((p), (__typeof__(*(p)))(v), __ATOMIC_RELEASE);	\
+} while (0)
+#define smp_load_acquire(p)						\
+({									\
+	PSEM_USER_POINT("smp_load_acquire", (p));			\
+	__atomic_load_n((p), __ATOMIC_ACQUIRE);				\
+})
 #define smp_acquire__after_ctrl_dep() smp_rmb()
 #define cpu_relax()		__builtin_ia32_pause()
 

@@ -1,0 +1,1030 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * psem-explore's runtime: the kernel shim of tools/psem-user (the API
+ * shim.c implements on pthreads) on coroutines that one scheduler runs one
+ * at a time, and the scheduler itself. explore.h describes the model;
+ * main.c is the search that drives it.
+ *
+ * A thread runs until its next scheduling point (psem_explore_point(), or
+ * a lock, sleep, wake or queue of the shim), where it hands control to the
+ * scheduler, which picks the next choice: run a thread, fire a sleeping
+ * thread's timeout, or deliver an interrupt to a thread. The choices made
+ * are recorded in a buffer shared with the parent (struct ex_record),
+ * which replays a prefix of them and then lets the default policy (keep
+ * running the current thread, else the first one that can run) or PCT's
+ * priorities decide.
+ *
+ * Memory is sequentially consistent here: one thread runs at a time and
+ * every access of the code under test is a plain one of one CPU. The
+ * orders psem names are herd7's to check (model/litmus/).
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <linux/irq_work.h>
+#include <linux/kernel.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/wait_bit.h>
+#include <linux/workqueue.h>
+
+#include "psem-user.h"
+#include "explore.h"
+#include "explore_int.h"
+
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#define EX_ASAN 1
+#else
+#define EX_ASAN 0
+#endif
+
+#define EX_STACK	(256 * 1024)
+
+enum { EX_NEW, EX_READY, EX_BLOCKED, EX_DONE };
+
+struct ex_thread {
+	int		id;
+	const char	*name;
+	ucontext_t	ctx;
+	void		*stack;
+	void		(*fn)(void *);
+	void		*arg;
+	struct task_struct *task;
+	int		state;
+	bool		service;	/* irq_work, kworker: never done */
+	unsigned long	ctx_bits;	/* context of its whole run */
+	/* At a scheduling point: what it does next, and from where. */
+	const char	*op;
+	uintptr_t	pc;
+	/* EX_BLOCKED: runnable once @pred(@pred_arg); or by timeout. */
+	bool		(*pred)(void *);
+	void		*pred_arg;
+	bool		timed;
+	bool		timed_out;
+	/* An interrupt the scheduler may deliver here. */
+	void		(*irq_fn)(void *);
+	void		*irq_arg;
+	unsigned long	irq_ctx;
+	int		irq_left;
+	bool		irq_due;
+	int		in_irq;
+	void		*fake_stack;	/* ASan's, while switched out */
+};
+
+struct ex_record *ex_rec;
+static const struct ex_scenario *ex_sc;
+static struct ex_thread ex_threads[EX_MAX_THREADS];
+static int ex_nthreads;
+static struct ex_thread *ex_cur;	/* NULL: the scheduler's context */
+static int ex_prev = -1;		/* the thread that ran last */
+static ucontext_t ex_main_ctx;
+static const void *ex_main_bottom;
+static size_t ex_main_size;
+static unsigned long ex_warn_count;
+static unsigned long ex_jiffies = 300000;
+static struct task_struct ex_main_task = { .comm = "main", .pid = 0 };
+static int ex_next_pid = 1;
+
+/* PCT: a priority per choice that runs something; higher runs first. */
+static int ex_prio[EX_CHOICES];
+static unsigned int ex_change[EX_PCT_DEPTH];
+static unsigned long long ex_rng;
+
+static unsigned int ex_rand(void)
+{
+	ex_rng = ex_rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned int)(ex_rng >> 33);
+}
+
+extern char __executable_start;
+
+/* Leaks are the scenario's business; switching stacks is ours. */
+const char *__asan_default_options(void)
+{
+	return "detect_leaks=0:detect_stack_use_after_return=0";
+}
+
+void ex_fail(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(ex_rec->msg, sizeof(ex_rec->msg), "%s%s: ",
+		     ex_cur ? "in " : "in the check",
+		     ex_cur ? ex_cur->name : "");
+	va_start(ap, fmt);
+	vsnprintf(ex_rec->msg + n, sizeof(ex_rec->msg) - n, fmt, ap);
+	va_end(ap);
+	ex_rec->failed = 1;
+	_exit(EX_EXIT_FAIL);
+}
+
+void psem_user_warn(const char *file, int line, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (++ex_warn_count > ex_sc->warnings)
+		ex_fail("warning %lu (%u expected): %s:%d: %s", ex_warn_count,
+			ex_sc->warnings, file, line, buf);
+}
+
+unsigned long psem_user_warnings(void)
+{
+	return ex_warn_count;
+}
+
+unsigned long ex_warnings(void)
+{
+	return ex_warn_count;
+}
+
+/* ---- switching ------------------------------------------------------ */
+
+static void ex_to_thread(struct ex_thread *t)
+{
+	void *fake = NULL;
+
+	ex_cur = t;
+	if (EX_ASAN)
+		__sanitizer_start_switch_fiber(&fake, t->stack, EX_STACK);
+	swapcontext(&ex_main_ctx, &t->ctx);
+	if (EX_ASAN)
+		__sanitizer_finish_switch_fiber(fake, NULL, NULL);
+	ex_cur = NULL;
+}
+
+/* The calling thread gives control back to the scheduler. */
+static void ex_to_main(bool dying)
+{
+	struct ex_thread *t = ex_cur;
+
+	if (EX_ASAN)
+		__sanitizer_start_switch_fiber(dying ? NULL : &t->fake_stack,
+					       ex_main_bottom, ex_main_size);
+	swapcontext(&t->ctx, &ex_main_ctx);
+	if (EX_ASAN)
+		__sanitizer_finish_switch_fiber(t->fake_stack, NULL, NULL);
+}
+
+static void ex_run_irq(struct ex_thread *t)
+{
+	unsigned long old = t->task->preempt_count;
+
+	t->irq_due = false;
+	t->in_irq++;
+	t->task->preempt_count = old | t->irq_ctx;
+	t->irq_fn(t->irq_arg);
+	t->task->preempt_count = old;
+	t->in_irq--;
+}
+
+/* A scheduling point of the running thread, before it does @op. */
+static void ex_point_at(const char *op, uintptr_t pc)
+{
+	struct ex_thread *t = ex_cur;
+
+	t->op = op;
+	t->pc = pc;
+	t->state = EX_READY;
+	ex_to_main(false);
+	if (t->irq_due)
+		ex_run_irq(t);
+}
+
+noinline
+void psem_explore_point(const char *op, const volatile void *addr)
+{
+	if (!ex_cur)
+		return;
+	ex_point_at(op, (uintptr_t)__builtin_return_address(0));
+}
+
+/*
+ * A plain marked access (READ_ONCE(), WRITE_ONCE()) under a spinlock is no
+ * point: what the lock protects changes only under it, and the lock-free
+ * readers of such a field meet the writer at the lock's own points and at
+ * the atomics around it. That keeps the tree to the choices that matter.
+ */
+noinline
+void psem_explore_plain(const char *op, const volatile void *addr)
+{
+	if (!ex_cur || ex_cur->task->locks_held)
+		return;
+	ex_point_at(op, (uintptr_t)__builtin_return_address(0));
+}
+
+noinline void ex_yield(const char *what)
+{
+	if (ex_cur)
+		ex_point_at(what, (uintptr_t)__builtin_return_address(0));
+}
+
+/*
+ * Blocks the running thread until @pred(@arg) holds, or, if @timed, until
+ * the scheduler fires its timeout (then returns true). A wait from the
+ * scheduler's own context cannot block: the setup and the check must not.
+ */
+static bool ex_block(const char *op, uintptr_t pc, bool (*pred)(void *),
+		     void *arg, bool timed)
+{
+	struct ex_thread *t = ex_cur;
+	bool fired;
+
+	if (!t) {
+		if (pred(arg))
+			return false;
+		ex_fail("%s would block in the scheduler's context", op);
+	}
+	t->op = op;
+	t->pc = pc;
+	t->pred = pred;
+	t->pred_arg = arg;
+	t->timed = timed;
+	t->timed_out = false;
+	t->state = EX_BLOCKED;
+	ex_to_main(false);
+	t->pred = NULL;
+	t->timed = false;
+	fired = t->timed_out;
+	t->timed_out = false;
+	if (t->irq_due)
+		ex_run_irq(t);
+	return fired;
+}
+
+void ex_wait_until(bool (*cond)(void *), void *arg)
+{
+	while (!cond(arg))
+		ex_block("ex_wait_until", (uintptr_t)__builtin_return_address(0),
+			 cond, arg, false);
+}
+
+static void ex_trampoline(void)
+{
+	struct ex_thread *t = ex_cur;
+
+	if (EX_ASAN)
+		__sanitizer_finish_switch_fiber(NULL, &ex_main_bottom,
+						&ex_main_size);
+	t->fn(t->arg);
+	t->state = EX_DONE;
+	t->op = "return";
+	ex_to_main(true);
+	abort();	/* never resumed */
+}
+
+static struct task_struct *ex_new_task(const char *comm, int cpu)
+{
+	struct task_struct *task = calloc(1, sizeof(*task));
+
+	if (!task)
+		abort();
+	task->__state = TASK_RUNNING;
+	task->usage = 1;
+	task->cpu = cpu;
+	task->pid = ex_next_pid++;
+	snprintf(task->comm, sizeof(task->comm), "%s", comm);
+	return task;
+}
+
+static int ex_add_thread(const char *name, void (*fn)(void *), void *arg,
+			 unsigned long ctx, bool service)
+{
+	struct ex_thread *t;
+
+	if (ex_nthreads >= EX_MAX_THREADS)
+		ex_fail("more than %d threads", EX_MAX_THREADS);
+	t = &ex_threads[ex_nthreads];
+	memset(t, 0, sizeof(*t));
+	t->id = ex_nthreads++;
+	t->name = name;
+	t->fn = fn;
+	t->arg = arg;
+	t->service = service;
+	t->ctx_bits = ctx;
+	t->task = ex_new_task(name, t->id);
+	t->task->preempt_count = (int)ctx;
+	t->stack = malloc(EX_STACK);
+	if (!t->stack)
+		abort();
+	getcontext(&t->ctx);
+	t->ctx.uc_stack.ss_sp = t->stack;
+	t->ctx.uc_stack.ss_size = EX_STACK;
+	t->ctx.uc_link = NULL;
+	makecontext(&t->ctx, ex_trampoline, 0);
+	t->state = EX_NEW;
+	t->op = "start";
+	return t->id;
+}
+
+int ex_spawn(const char *name, void (*fn)(void *), void *arg)
+{
+	return ex_add_thread(name, fn, arg, 0, false);
+}
+
+int ex_spawn_ctx(const char *name, void (*fn)(void *), void *arg,
+		 unsigned long ctx)
+{
+	return ex_add_thread(name, fn, arg, ctx, false);
+}
+
+void ex_interrupt(int tid, unsigned long ctx, void (*fn)(void *), void *arg,
+		  int count)
+{
+	struct ex_thread *t = &ex_threads[tid];
+
+	t->irq_fn = fn;
+	t->irq_arg = arg;
+	t->irq_ctx = ctx;
+	t->irq_left = count;
+}
+
+bool ex_thread_done(int tid)
+{
+	return ex_threads[tid].state == EX_DONE;
+}
+
+struct task_struct *ex_task(int tid)
+{
+	return ex_threads[tid].task;
+}
+
+/* ---- the scheduler --------------------------------------------------- */
+
+static bool ex_can_run(struct ex_thread *t)
+{
+	switch (t->state) {
+	case EX_NEW:
+	case EX_READY:
+		return true;
+	case EX_BLOCKED:
+		return t->pred(t->pred_arg);
+	default:
+		return false;
+	}
+}
+
+static uint64_t ex_enabled(void)
+{
+	uint64_t en = 0;
+	int i;
+
+	for (i = 0; i < ex_nthreads; i++) {
+		struct ex_thread *t = &ex_threads[i];
+
+		if (ex_can_run(t))
+			en |= 1ULL << EX_RUN(i);
+		else if (t->state == EX_BLOCKED && t->timed)
+			en |= 1ULL << EX_TIMEOUT(i);
+		/* An interrupt arrives only where the thread is running. */
+		if (t->irq_left > 0 && !t->in_irq && t->state == EX_READY &&
+		    ((t->irq_ctx & NMI_MASK) || !t->task->locks_held))
+			en |= 1ULL << EX_IRQ(i);
+	}
+	return en;
+}
+
+static bool ex_finished(uint64_t en)
+{
+	int i;
+
+	for (i = 0; i < ex_nthreads; i++) {
+		struct ex_thread *t = &ex_threads[i];
+
+		if (t->service ? ex_can_run(t) : t->state != EX_DONE)
+			return false;
+	}
+	return true;
+}
+
+/* The default policy: the thread that ran last, else the first that can. */
+static int ex_default(uint64_t en)
+{
+	int i;
+
+	if (ex_prev >= 0 && (en & (1ULL << EX_RUN(ex_prev))))
+		return EX_RUN(ex_prev);
+	for (i = 0; i < ex_nthreads; i++)
+		if (en & (1ULL << EX_RUN(i)))
+			return EX_RUN(i);
+	for (i = 0; i < ex_nthreads; i++)
+		if (en & (1ULL << EX_TIMEOUT(i)))
+			return EX_TIMEOUT(i);
+	return -1;	/* only interrupts: deliver none */
+}
+
+/*
+ * PCT (Burckhardt et al., ASPLOS 2010): the enabled choice of highest
+ * priority runs; at each of the depth - 1 change points the thread that
+ * ran last drops below every initial priority. Timeouts fire only when
+ * nothing else can run.
+ */
+static int ex_pct(uint64_t en, unsigned int step)
+{
+	int best = -1, i, c;
+
+	for (i = 0; i < EX_PCT_DEPTH - 1; i++)
+		if (ex_change[i] == step && ex_prev >= 0)
+			ex_prio[EX_RUN(ex_prev)] = -1 - i;
+	for (c = 0; c < EX_CHOICES; c++) {
+		if (!(en & (1ULL << c)) || EX_IS_TIMEOUT(c))
+			continue;
+		if (best < 0 || ex_prio[c] > ex_prio[best])
+			best = c;
+	}
+	return best >= 0 ? best : ex_default(en);
+}
+
+static void ex_pct_init(void)
+{
+	int c, j;
+
+	ex_rng = ex_rec->seed * 0x9E3779B97F4A7C15ULL + 1;
+	/* A random permutation of priorities 1..EX_CHOICES. */
+	for (c = 0; c < EX_CHOICES; c++)
+		ex_prio[c] = c + 1;
+	for (c = EX_CHOICES - 1; c > 0; c--) {
+		int r = ex_rand() % (c + 1), tmp = ex_prio[c];
+
+		ex_prio[c] = ex_prio[r];
+		ex_prio[r] = tmp;
+	}
+	/* An interrupt is rare: below every thread, so it comes when they block. */
+	for (c = 0; c < EX_CHOICES; c++)
+		if (EX_IS_IRQ(c))
+			ex_prio[c] -= EX_CHOICES;
+	for (j = 0; j < EX_PCT_DEPTH - 1; j++)
+		ex_change[j] = 1 + ex_rand() % (ex_rec->pct_steps ?: 100);
+}
+
+static int ex_choose(uint64_t en, unsigned int step)
+{
+	int c;
+
+	if (step < ex_rec->nprefix) {
+		c = ex_rec->prefix[step];
+		if (!(en & (1ULL << c)))
+			ex_fail("replay diverged at step %u: choice %d not enabled (nondeterminism, or a token for other sources)",
+				step, c);
+		return c;
+	}
+	c = ex_rec->pct ? ex_pct(en, step) : ex_default(en);
+	if (c < 0)
+		ex_fail("nothing can run but interrupts");
+	return c;
+}
+
+static void ex_describe_blocked(char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < ex_nthreads && n < len; i++) {
+		struct ex_thread *t = &ex_threads[i];
+
+		if (t->state == EX_DONE || t->service)
+			continue;
+		n += snprintf(buf + n, len - n, " %s (in %s)", t->name, t->op);
+	}
+}
+
+static void ex_schedule(void)
+{
+	unsigned int step = 0;
+	char why[256];
+
+	for (;;) {
+		uint64_t en = ex_enabled();
+		struct ex_step *s;
+		struct ex_thread *t;
+		int c;
+
+		if (ex_finished(en))
+			return;
+		if (!(en & EX_RUN_OR_TIMEOUT_MASK)) {
+			ex_describe_blocked(why, sizeof(why));
+			ex_fail("deadlock: nothing can run; blocked:%s", why);
+		}
+		if (step >= EX_MAX_STEPS)
+			ex_fail("no end after %d steps (a livelock?)", EX_MAX_STEPS);
+		c = ex_choose(en, step);
+		t = &ex_threads[EX_TID(c)];
+		s = &ex_rec->steps[step];
+		s->en = en;
+		s->choice = c;
+		s->prev = ex_prev;
+		s->prev_ready = ex_prev >= 0 &&
+				ex_threads[ex_prev].state == EX_READY;
+		s->op = EX_IS_IRQ(c) ? "interrupt" :
+			EX_IS_TIMEOUT(c) ? "timeout" : t->op;
+		s->pc = t->pc ? t->pc - (uintptr_t)&__executable_start : 0;
+		ex_rec->nsteps = ++step;
+		if (EX_IS_TIMEOUT(c))
+			t->timed_out = true;
+		if (EX_IS_IRQ(c)) {
+			t->irq_left--;
+			t->irq_due = true;
+		}
+		ex_prev = t->id;
+		ex_to_thread(t);
+	}
+}
+
+/* ---- tasks, sleeping, waking, signals ------------------------------- */
+
+struct task_struct *psem_user_task_init(const char *comm, int cpu)
+{
+	return ex_new_task(comm, cpu);
+}
+
+struct task_struct *psem_user_current(void)
+{
+	return ex_cur ? ex_cur->task : &ex_main_task;
+}
+
+void psem_user_put_task(struct task_struct *t)
+{
+	if (--t->usage <= 0)
+		psem_user_warn(__FILE__, __LINE__,
+			       "put_task_struct: %s/%d has no reference left\n",
+			       t->comm, t->pid);
+}
+
+unsigned long psem_user_jiffies(void)
+{
+	return ex_jiffies;
+}
+
+void psem_user_usleep(unsigned int us)
+{
+	ex_yield("usleep");
+}
+
+int wake_up_state(struct task_struct *p, unsigned int mask)
+{
+	PSEM_USER_POINT("wake_up", p);
+	if (!(p->__state & mask))
+		return 0;
+	p->__state = TASK_RUNNING;
+	return 1;
+}
+
+int wake_up_process(struct task_struct *p)
+{
+	return wake_up_state(p, TASK_NORMAL | TASK_WAKEKILL | TASK_NOLOAD);
+}
+
+int default_wake_function(struct wait_queue_entry *wq_entry,
+			  unsigned int mode, int flags, void *key)
+{
+	return wake_up_state(wq_entry->private, mode);
+}
+
+void psem_user_signal(struct task_struct *t, bool fatal)
+{
+	PSEM_USER_POINT("signal", t);
+	t->sigpending |= PSEM_USER_SIG_PENDING |
+			 (fatal ? PSEM_USER_SIG_FATAL : 0);
+	if ((t->__state & TASK_INTERRUPTIBLE) ||
+	    (fatal && (t->__state & TASK_WAKEKILL)))
+		t->__state = TASK_RUNNING;
+}
+
+void psem_user_flush_signals(void)
+{
+	current->sigpending = 0;
+}
+
+static bool ex_is_running(void *arg)
+{
+	return ((struct task_struct *)arg)->__state == TASK_RUNNING;
+}
+
+long schedule_timeout(long timeout)
+{
+	struct task_struct *t = current;
+	uintptr_t pc = (uintptr_t)__builtin_return_address(0);
+	unsigned long deadline;
+	bool finite = timeout != MAX_SCHEDULE_TIMEOUT;
+
+	if (t->locks_held)
+		psem_user_warn(__FILE__, __LINE__,
+			       "schedule with %d spinlocks held\n",
+			       t->locks_held);
+	if (t->preempt_count)
+		psem_user_warn(__FILE__, __LINE__,
+			       "schedule in context %#x\n", t->preempt_count);
+	if (timeout < 0)
+		timeout = 0;
+	deadline = ex_jiffies + (finite ? timeout : 0);
+	if (t->__state != TASK_RUNNING && signal_pending_state(t->__state, t))
+		t->__state = TASK_RUNNING;
+	if (t->__state == TASK_RUNNING) {
+		ex_point_at("schedule", pc);
+		return timeout;
+	}
+	if (ex_block("sleep", pc, ex_is_running, t, finite)) {
+		t->__state = TASK_RUNNING;	/* the timer's wake-up */
+		if (ex_jiffies < deadline)
+			ex_jiffies = deadline;
+		return 0;
+	}
+	if (!finite)
+		return timeout;
+	return deadline > ex_jiffies ? (long)(deadline - ex_jiffies) : 0;
+}
+
+void schedule(void)
+{
+	schedule_timeout(MAX_SCHEDULE_TIMEOUT);
+}
+
+void yield(void)
+{
+	ex_yield("yield");
+}
+
+void psem_user_might_sleep(const char *file, int line)
+{
+	if (current->locks_held)
+		psem_user_warn(file, line, "might_sleep with %d spinlocks held\n",
+			       current->locks_held);
+	if (current->preempt_count)
+		psem_user_warn(file, line, "might_sleep in context %#x\n",
+			       current->preempt_count);
+}
+
+int psem_user_preempt_count(void)
+{
+	return current->preempt_count;
+}
+
+int psem_user_set_context(int bits)
+{
+	int old = current->preempt_count;
+
+	current->preempt_count = bits;
+	return old;
+}
+
+/* The preemption hook of psem-cases has no use here: the search preempts. */
+void psem_user_preempt_point(int where, const void *lock)
+{
+}
+
+/* ---- spinlocks ------------------------------------------------------- */
+
+void psem_user_spin_init(spinlock_t *lock)
+{
+	lock->owner = NULL;
+}
+
+static bool ex_lock_free(void *arg)
+{
+	return !((spinlock_t *)arg)->owner;
+}
+
+void psem_user_spin_lock(spinlock_t *lock)
+{
+	struct task_struct *t = current;
+	uintptr_t pc = (uintptr_t)__builtin_return_address(0);
+
+	if (ex_cur)
+		ex_point_at("spin_lock", pc);
+	if (lock->owner == t)
+		ex_fail("spinlock recursion (a deadlock on one CPU)");
+	while (lock->owner)
+		ex_block("spin_lock (contended)", pc, ex_lock_free, lock, false);
+	lock->owner = t;
+	t->locks_held++;
+}
+
+int psem_user_spin_trylock(spinlock_t *lock)
+{
+	struct task_struct *t = current;
+
+	if (ex_cur)
+		ex_point_at("spin_trylock", (uintptr_t)__builtin_return_address(0));
+	if (lock->owner)
+		return 0;
+	lock->owner = t;
+	t->locks_held++;
+	return 1;
+}
+
+void psem_user_spin_unlock(spinlock_t *lock)
+{
+	struct task_struct *t = current;
+
+	if (lock->owner != t)
+		psem_user_warn(__FILE__, __LINE__,
+			       "spin_unlock of a lock %s/%d does not hold\n",
+			       t->comm, t->pid);
+	if (ex_cur)
+		ex_point_at("spin_unlock", (uintptr_t)__builtin_return_address(0));
+	lock->owner = NULL;
+	t->locks_held--;
+}
+
+bool psem_user_spin_held(struct spinlock *lock)
+{
+	return lock->owner == current;
+}
+
+/* ---- RCU ------------------------------------------------------------- */
+
+int rcu_lock_map;
+
+void rcu_read_lock(void)
+{
+	current->rcu_nesting++;
+}
+
+void rcu_read_unlock(void)
+{
+	struct task_struct *t = current;
+
+	if (t->rcu_nesting <= 0) {
+		psem_user_warn(__FILE__, __LINE__,
+			       "rcu_read_unlock outside a read-side section\n");
+		return;
+	}
+	if (!--t->rcu_nesting)
+		t->rcu_seq++;
+}
+
+struct ex_gp {
+	unsigned long seq[EX_MAX_THREADS];
+};
+
+static bool ex_gp_over(void *arg)
+{
+	struct ex_gp *gp = arg;
+	int i;
+
+	for (i = 0; i < ex_nthreads; i++) {
+		struct task_struct *t = ex_threads[i].task;
+
+		if (t->rcu_nesting && t->rcu_seq == gp->seq[i])
+			return false;
+	}
+	return true;
+}
+
+void synchronize_rcu(void)
+{
+	struct ex_gp gp;
+	int i;
+
+	might_sleep();
+	for (i = 0; i < ex_nthreads; i++)
+		gp.seq[i] = ex_threads[i].task->rcu_seq;
+	ex_block("synchronize_rcu", (uintptr_t)__builtin_return_address(0),
+		 ex_gp_over, &gp, false);
+}
+
+/* ---- wait_var_event() ------------------------------------------------ */
+
+static unsigned int ex_var_word;
+
+unsigned int psem_user_var_seq(void)
+{
+	return ex_var_word;
+}
+
+struct ex_var_wait {
+	unsigned int seq;
+	struct task_struct *t;
+	bool sig;
+};
+
+static bool ex_var_changed(void *arg)
+{
+	struct ex_var_wait *w = arg;
+
+	return ex_var_word != w->seq || (w->sig && signal_pending(w->t));
+}
+
+void psem_user_var_sleep(unsigned int seq, unsigned int ms)
+{
+	struct ex_var_wait w = { seq, current, ms != 0 };
+
+	if (current->locks_held)
+		psem_user_warn(__FILE__, __LINE__,
+			       "wait_var_event with %d spinlocks held\n",
+			       current->locks_held);
+	/* A polling sleep (@ms) may end by time: the timeout choice. */
+	if (ex_block("wait_var_event", (uintptr_t)__builtin_return_address(0),
+		     ex_var_changed, &w, ms != 0))
+		ex_jiffies += ms;
+}
+
+void psem_user_wake_up_var(void *var)
+{
+	PSEM_USER_POINT("wake_up_var", var);
+	ex_var_word++;
+}
+
+/* ---- system_wq: one worker thread ------------------------------------ */
+
+static struct workqueue_struct {
+	int unused;
+} ex_system_wq;
+struct workqueue_struct *system_wq = &ex_system_wq;
+
+static LIST_HEAD(ex_wq_list);
+static struct work_struct *ex_wq_running;
+
+static bool ex_list_busy(void *arg)
+{
+	return !list_empty((struct list_head *)arg);
+}
+
+static void ex_kworker(void *arg)
+{
+	for (;;) {
+		struct work_struct *w;
+
+		while (list_empty(&ex_wq_list))
+			ex_block("idle", 0, ex_list_busy, &ex_wq_list, false);
+		w = list_first_entry(&ex_wq_list, struct work_struct, entry);
+		list_del_init(&w->entry);
+		w->pending = false;
+		ex_wq_running = w;
+		w->func(w);	/* may requeue or free w */
+		ex_wq_running = NULL;
+	}
+}
+
+bool queue_work(struct workqueue_struct *wq, struct work_struct *work)
+{
+	PSEM_USER_POINT("queue_work", work);
+	if (work->pending)
+		return false;
+	work->pending = true;
+	list_add_tail(&work->entry, &ex_wq_list);
+	return true;
+}
+
+static bool ex_work_idle(void *arg)
+{
+	struct work_struct *w = arg;
+
+	return !w->pending && ex_wq_running != w;
+}
+
+bool flush_work(struct work_struct *work)
+{
+	bool busy;
+
+	might_sleep();
+	PSEM_USER_POINT("flush_work", work);
+	busy = !ex_work_idle(work);
+	if (busy)
+		ex_block("flush_work", (uintptr_t)__builtin_return_address(0),
+			 ex_work_idle, work, false);
+	return busy;
+}
+
+static bool ex_running_not(void *arg)
+{
+	return ex_wq_running != arg;
+}
+
+bool cancel_work_sync(struct work_struct *work)
+{
+	bool was_pending;
+
+	might_sleep();
+	PSEM_USER_POINT("cancel_work_sync", work);
+	was_pending = work->pending;
+	if (was_pending) {
+		list_del_init(&work->entry);
+		work->pending = false;
+	}
+	if (ex_wq_running == work)
+		ex_block("cancel_work_sync", (uintptr_t)__builtin_return_address(0),
+			 ex_running_not, work, false);
+	return was_pending;
+}
+
+static bool ex_wq_idle(void *arg)
+{
+	return list_empty(&ex_wq_list) && !ex_wq_running;
+}
+
+void flush_workqueue(struct workqueue_struct *wq)
+{
+	might_sleep();
+	ex_block("flush_workqueue", (uintptr_t)__builtin_return_address(0),
+		 ex_wq_idle, NULL, false);
+}
+
+/* ---- irq_work: one CPU's interrupt, a thread in hard-IRQ context ----- */
+
+static LIST_HEAD(ex_irq_list);
+
+static void ex_irq_thread(void *arg)
+{
+	for (;;) {
+		struct irq_work *w;
+
+		while (list_empty(&ex_irq_list))
+			ex_block("idle", 0, ex_list_busy, &ex_irq_list, false);
+		w = list_first_entry(&ex_irq_list, struct irq_work, entry);
+		list_del_init(&w->entry);
+		w->pending = false;
+		w->busy = true;
+		psem_user_set_context(HARDIRQ_OFFSET);
+		w->func(w);	/* may requeue w */
+		psem_user_set_context(0);
+		/* The kernel's irq_work_single() clears BUSY after the call. */
+		PSEM_USER_POINT("irq_work done", w);
+		w->busy = false;
+	}
+}
+
+bool irq_work_queue(struct irq_work *work)
+{
+	PSEM_USER_POINT("irq_work_queue", work);
+	if (work->pending)
+		return false;
+	work->pending = true;
+	list_add_tail(&work->entry, &ex_irq_list);
+	return true;
+}
+
+static bool ex_irq_idle(void *arg)
+{
+	struct irq_work *w = arg;
+
+	return !w->pending && !w->busy;
+}
+
+void irq_work_sync(struct irq_work *work)
+{
+	might_sleep();
+	PSEM_USER_POINT("irq_work_sync", work);
+	if (!ex_irq_idle(work))
+		ex_block("irq_work_sync", (uintptr_t)__builtin_return_address(0),
+			 ex_irq_idle, work, false);
+}
+
+bool irq_work_pending(struct irq_work *work)
+{
+	PSEM_USER_POINT("irq_work_pending", work);
+	return work->pending;
+}
+
+bool irq_work_is_busy(struct irq_work *work)
+{
+	PSEM_USER_POINT("irq_work_is_busy", work);
+	return work->pending || work->busy;
+}
+
+struct task_struct *psem_user_irq_work_task(void)
+{
+	return ex_threads[0].task;
+}
+
+/* ---- one execution --------------------------------------------------- */
+
+void ex_execute(const struct ex_scenario *sc)
+{
+	ex_sc = sc;
+	ex_rec->nsteps = 0;
+	ex_rec->failed = 0;
+	ex_rec->msg[0] = 0;
+	if (ex_rec->pct)
+		ex_pct_init();
+	/*
+	 * The services first: thread 0 is irq_work, 1 the kworker. Each
+	 * starts blocked until something is queued for it.
+	 */
+	ex_add_thread("irq_work", ex_irq_thread, NULL, 0, true);
+	ex_add_thread("kworker", ex_kworker, NULL, 0, true);
+	ex_threads[0].state = ex_threads[1].state = EX_BLOCKED;
+	ex_threads[0].pred = ex_threads[1].pred = ex_list_busy;
+	ex_threads[0].pred_arg = &ex_irq_list;
+	ex_threads[1].pred_arg = &ex_wq_list;
+	sc->setup();
+	ex_schedule();
+	if (sc->check)
+		sc->check();
+	if (ex_warn_count != sc->warnings)
+		ex_fail("%lu warnings, %u expected", ex_warn_count, sc->warnings);
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * psem-explore: the unmodified kmod/ sources under a deterministic
+ * scheduler, in the manner of loom, CHESS and PCT. A scenario spawns a few
+ * threads that call psem; the explorer runs one at a time, switching only
+ * at scheduling points (every atomic operation and marked access of the
+ * code under test, every spinlock acquire and release, every wake-up,
+ * sleep and timeout expiry, every irq_work and work queued and run, the
+ * entry of a simulated interrupt), and runs each scenario again from
+ * scratch, in a forked child, for every schedule it explores.
+ *
+ * A scenario is a setup (main context: allocate, initialise, spawn), its
+ * threads, and a check (main context, once every thread has returned and
+ * no irq_work or work is left): the oracles. ex_assert() fails the
+ * schedule at once, with a readable interleaving and a replay token.
+ *
+ * Documentation/testing.rst, "The interleaving explorer", says how to
+ * add a scenario and how to replay a failure.
+ */
+#ifndef _PSEM_EXPLORE_H
+#define _PSEM_EXPLORE_H
+
+#include <linux/compiler.h>
+#include <linux/types.h>
+
+struct ex_scenario {
+	const char	*name;
+	const char	*doc;		/* one line: what it explores */
+	void		(*setup)(void);
+	void		(*check)(void);
+	int		bound;		/* preemption bound; 0: the default */
+	int		pct;		/* > 0: that many PCT runs instead */
+	unsigned int	warnings;	/* warnings the scenario expects */
+};
+
+/* Registers a scenario: a pointer in section ex_scenarios. */
+#define EX_SCENARIO(var)						\
+	static const struct ex_scenario *const __ex_ptr_##var		\
+	__attribute__((section("ex_scenarios"), used)) = &(var)
+
+/* From setup: a thread running @fn(@arg); returns its id (0, 1, ...). */
+int ex_spawn(const char *name, void (*fn)(void *), void *arg);
+/* The same, in interrupt context for its whole run: another CPU's NMI. */
+int ex_spawn_ctx(const char *name, void (*fn)(void *), void *arg,
+		 unsigned long ctx);
+/*
+ * An interrupt that the explorer may deliver to thread @tid at any of
+ * its scheduling points (NMI_OFFSET: anywhere; HARDIRQ_OFFSET: only where
+ * it holds no spinlock, since psem takes its locks with interrupts off),
+ * @count times at most: @fn(@arg) runs on that thread's stack, in that
+ * context, and the thread goes on where it was.
+ */
+void ex_interrupt(int tid, unsigned long ctx, void (*fn)(void *), void *arg,
+		  int count);
+
+/* A failed oracle: the schedule fails here, with @fmt as its reason. */
+__printf(1, 2) void ex_fail(const char *fmt, ...);
+#define ex_assert(cond, fmt, ...)					\
+do {									\
+	if (!(cond))							\
+		ex_fail("%s:%d: %s: " fmt, __FILE__, __LINE__, #cond,	\
+			##__VA_ARGS__);					\
+} while (0)
+
+/* Whether thread @tid has returned (for a check, or another thread). */
+bool ex_thread_done(int tid);
+/* The task of thread @tid (to signal it). */
+struct task_struct *ex_task(int tid);
+/* Blocks the calling thread until @cond(@arg) holds: a harness wait. */
+void ex_wait_until(bool (*cond)(void *), void *arg);
+/* A scheduling point of the harness's own, named @what. */
+void ex_yield(const char *what);
+/* Warnings counted so far (WARN, lockdep assertions, sleeps in atomic). */
+unsigned long ex_warnings(void);
+
+#endif /* _PSEM_EXPLORE_H */

@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * psem-explore's search: stateless model checking of each scenario. Every
+ * schedule is one forked child that replays a prefix of choices and goes on
+ * by the default policy; the parent keeps the tree of choices seen and
+ * backtracks depth-first, CHESS-style, over every schedule with at most
+ * `bound` preemptions (a switch away from a thread that could have gone
+ * on, a timeout fired or an interrupt delivered while it could). Scenarios
+ * that ask for it get PCT runs (depth 3) with fixed seeds instead.
+ *
+ *   psem-explore [-v] [-f] [-b BOUND] [-m MAX] [GLOB...]
+ *   psem-explore -l
+ *   psem-explore -r TOKEN
+ *
+ *   GLOB       scenarios whose name matches (fnmatch); all by default
+ *   -b BOUND   preemption bound (default 2, or EXPLORE_BOUND)
+ *   -m MAX     schedules per scenario at most (default 200000)
+ *   -f         find mode: each scenario is expected to fail; report the
+ *              schedules explored until it did (for mutants, old sources)
+ *   -r TOKEN   replay one schedule, printed by a failure, and show it
+ *   -v         a line per scenario even when it passes
+ *
+ * The last line: "explore: N scenarios, M schedules, F failures".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "explore_int.h"
+
+extern const struct ex_scenario *const __start_ex_scenarios[];
+extern const struct ex_scenario *const __stop_ex_scenarios[];
+
+static int opt_bound = 2, opt_find, opt_verbose;
+static unsigned long opt_max = 200000;
+
+/* What the parent keeps of one step: the choices tried there so far. */
+struct ex_node {
+	uint64_t	en;
+	uint64_t	tried;
+	int8_t		choice;
+	int8_t		prev;
+	int8_t		prev_ready;
+	int		preempts;	/* before this step */
+};
+
+static struct ex_node nodes[EX_MAX_STEPS];
+
+static bool is_preemption(const struct ex_node *n, int c)
+{
+	return n->prev_ready && c != EX_RUN(n->prev);
+}
+
+/* Runs one schedule in a child; returns 0, or why it failed. */
+static int run_child(const struct ex_scenario *sc, bool show)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		perror("psem-explore: fork");
+		exit(2);
+	}
+	if (!pid) {
+		if (!show) {
+			int fd = open("/dev/null", O_WRONLY);
+
+			dup2(fd, 2);
+			dup2(fd, 1);
+		}
+		alarm(20);
+		ex_execute(sc);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return 0;
+	if (!ex_rec->failed) {
+		if (WIFSIGNALED(status))
+			snprintf(ex_rec->msg, sizeof(ex_rec->msg),
+				 "killed by signal %d%s", WTERMSIG(status),
+				 WTERMSIG(status) == SIGALRM ? " (a hang)" : "");
+		else
+			snprintf(ex_rec->msg, sizeof(ex_rec->msg),
+				 "exit status %d (a sanitizer report, or abort())",
+				 WEXITSTATUS(status));
+	}
+	return 1;
+}
+
+/* The replay token: the scenario, then the choices, runs compressed. */
+static void print_token(const char *name, FILE *f)
+{
+	unsigned int i, j;
+
+	fprintf(f, "%s:", name);
+	for (i = 0; i < ex_rec->nsteps; i = j) {
+		for (j = i; j < ex_rec->nsteps &&
+		     ex_rec->steps[j].choice == ex_rec->steps[i].choice; j++)
+			;
+		fprintf(f, "%s%d", i ? "." : "", ex_rec->steps[i].choice);
+		if (j - i > 1)
+			fprintf(f, "x%u", j - i);
+	}
+}
+
+static int parse_token(const char *tok, char *name, size_t len)
+{
+	const char *p = strchr(tok, ':');
+	unsigned int n = 0;
+
+	if (!p || (size_t)(p - tok) >= len)
+		return -1;
+	memcpy(name, tok, p - tok);
+	name[p - tok] = 0;
+	for (p++; *p; ) {
+		char *end;
+		long c = strtol(p, &end, 10), k = 1;
+
+		if (end == p || c < 0 || c >= EX_CHOICES)
+			return -1;
+		p = end;
+		if (*p == 'x') {
+			k = strtol(p + 1, &end, 10);
+			p = end;
+		}
+		while (k-- > 0 && n < EX_MAX_STEPS)
+			ex_rec->prefix[n++] = (int8_t)c;
+		if (*p == '.')
+			p++;
+	}
+	ex_rec->nprefix = n;
+	return 0;
+}
+
+/* file:line (function) of each step's pc, through addr2line -i. */
+static void symbolize(char (*where)[640], unsigned int n)
+{
+	char path[1024], cmd[1200], line[512], fn[512] = "";
+	unsigned int i, cur = 0;
+	int state = 0, have = 0;
+	FILE *in, *out;
+	ssize_t len;
+	char tmp[] = "/tmp/psem-explore.XXXXXX";
+	int fd = mkstemp(tmp);
+
+	for (i = 0; i < n; i++)
+		snprintf(where[i], 640, "?");
+	len = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	if (len < 0 || fd < 0)
+		return;
+	path[len] = 0;
+	out = fdopen(fd, "w");
+	for (i = 0; i < n; i++)
+		fprintf(out, "0x%lx\n", (unsigned long)(ex_rec->steps[i].pc ?
+			ex_rec->steps[i].pc - 1 : 0));
+	fclose(out);
+	snprintf(cmd, sizeof(cmd), "addr2line -a -f -i -e '%s' < %s", path, tmp);
+	in = popen(cmd, "r");
+	if (!in)
+		goto out;
+	/* Per address: "0x..", then (function, file:line) per inline frame. */
+	while (fgets(line, sizeof(line), in)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!strncmp(line, "0x", 2)) {
+			if (state)
+				cur++;
+			state = 1;
+			have = 0;
+			continue;
+		}
+		if (state == 1) {
+			snprintf(fn, sizeof(fn), "%s", line);
+			state = 2;
+			continue;
+		}
+		state = 1;
+		if (cur >= n || have)
+			continue;
+		{
+			const char *base = strrchr(line, '/');
+			bool ours = strstr(line, "/kmod/") ||
+				    strstr(line, "/explore/");
+
+			char *disc = strstr(line, " (discriminator");
+
+			if (disc)
+				*disc = 0;
+			base = base ? base + 1 : line;
+			if (ours || !where[cur][1]) {
+				snprintf(where[cur], 640, "%s (%s)", base, fn);
+				have = ours;
+			}
+		}
+	}
+	pclose(in);
+out:
+	unlink(tmp);
+}
+
+static const char *choice_name(const struct ex_scenario *sc, int c, char *buf)
+{
+	static const char *const fixed[] = { "irq_work", "kworker" };
+	int t = EX_TID(c);
+
+	if (t < 2)
+		snprintf(buf, 32, "%s", fixed[t]);
+	else
+		snprintf(buf, 32, "T%d", t);
+	return buf;
+}
+
+/* The failing schedule as a readable interleaving. */
+static void print_trace(const struct ex_scenario *sc)
+{
+	unsigned int n = ex_rec->nsteps, i;
+	char (*where)[640] = calloc(n + 1, sizeof(*where));
+	char buf[32];
+
+	symbolize(where, n);
+	fprintf(stderr, "explore: %s: the interleaving (thread: what it does next, from where):\n",
+		sc->name);
+	for (i = 0; i < n; i++) {
+		const struct ex_step *s = &ex_rec->steps[i];
+		bool sw = i && s->choice != ex_rec->steps[i - 1].choice;
+
+		fprintf(stderr, "  %5u %s%-8s %s%s at %s\n", i,
+			sw ? "> " : "  ", choice_name(sc, s->choice, buf),
+			EX_IS_IRQ(s->choice) ? "[interrupt] " :
+			EX_IS_TIMEOUT(s->choice) ? "[timeout] " : "",
+			s->op, where[i]);
+	}
+	free(where);
+}
+
+static void report(const struct ex_scenario *sc, unsigned long schedules)
+{
+	fprintf(stderr, "explore: %s: FAIL after %lu schedule(s): %s\n",
+		sc->name, schedules, ex_rec->msg);
+	if (!opt_find || opt_verbose) {
+		/* Again, with its output shown (a sanitizer's report). */
+		unsigned int n = ex_rec->nsteps, i;
+
+		for (i = 0; i < n; i++)
+			ex_rec->prefix[i] = ex_rec->steps[i].choice;
+		ex_rec->nprefix = n;
+		ex_rec->pct = 0;
+		run_child(sc, true);
+		print_trace(sc);
+	}
+	fprintf(stderr, "explore: %s: replay: psem-explore -r '", sc->name);
+	print_token(sc->name, stderr);
+	fprintf(stderr, "'\n");
+}
+
+/* Depth-first over the choices, preemptions bounded; 1 if one failed. */
+static int explore_bounded(const struct ex_scenario *sc, int bound,
+			   unsigned long *schedules, bool *capped)
+{
+	unsigned int depth = 0, i;
+
+	ex_rec->pct = 0;
+	ex_rec->nprefix = 0;
+	for (;;) {
+		int c = -1;
+
+		if (run_child(sc, false)) {
+			++*schedules;
+			return 1;
+		}
+		++*schedules;
+		/* The steps past the prefix are new nodes. */
+		for (i = ex_rec->nprefix; i < ex_rec->nsteps; i++) {
+			const struct ex_step *s = &ex_rec->steps[i];
+			struct ex_node *nd = &nodes[i];
+
+			nd->en = s->en;
+			nd->choice = s->choice;
+			nd->tried = 1ULL << s->choice;
+			nd->prev = s->prev;
+			nd->prev_ready = s->prev_ready;
+			nd->preempts = i ? nodes[i - 1].preempts +
+				is_preemption(&nodes[i - 1], nodes[i - 1].choice) : 0;
+		}
+		depth = ex_rec->nsteps;
+		/* Backtrack to the deepest node with a choice left. */
+		while (depth > 0) {
+			struct ex_node *nd = &nodes[depth - 1];
+			uint64_t left = nd->en & ~nd->tried;
+
+			for (c = 0; left && c < EX_CHOICES; c++) {
+				if (!(left & (1ULL << c)))
+					continue;
+				if (bound < 0 ||
+				    nd->preempts + is_preemption(nd, c) <= bound)
+					break;
+				nd->tried |= 1ULL << c;	/* over the bound */
+			}
+			if (c < EX_CHOICES && (nd->en & ~nd->tried & (1ULL << c)))
+				break;
+			depth--;
+		}
+		if (!depth)
+			return 0;
+		if (*schedules >= opt_max) {
+			*capped = true;
+			return 0;
+		}
+		nodes[depth - 1].tried |= 1ULL << c;
+		nodes[depth - 1].choice = c;
+		for (i = 0; i < depth; i++)
+			ex_rec->prefix[i] = nodes[i].choice;
+		ex_rec->nprefix = depth;
+	}
+}
+
+static int explore_pct(const struct ex_scenario *sc, unsigned long *schedules)
+{
+	int r;
+
+	/* The default schedule first, for PCT's estimate of its length. */
+	ex_rec->pct = 0;
+	ex_rec->nprefix = 0;
+	++*schedules;
+	if (run_child(sc, false))
+		return 1;
+	ex_rec->pct_steps = ex_rec->nsteps + ex_rec->nsteps / 2;
+	for (r = 0; r < sc->pct; r++) {
+		ex_rec->pct = 1;
+		ex_rec->nprefix = 0;
+		ex_rec->seed = 1000003ULL * (r + 1);
+		++*schedules;
+		if (run_child(sc, false))
+			return 1;
+	}
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static const struct ex_scenario *find(const char *name)
+{
+	const struct ex_scenario *const *p;
+
+	for (p = __start_ex_scenarios; p < __stop_ex_scenarios; p++)
+		if (!strcmp((*p)->name, name))
+			return *p;
+	return NULL;
+}
+
+static int replay(const char *tok)
+{
+	const struct ex_scenario *sc;
+	char name[128];
+
+	if (parse_token(tok, name, sizeof(name)) || !(sc = find(name))) {
+		fprintf(stderr, "psem-explore: bad token, or no scenario %s\n",
+			name);
+		return 2;
+	}
+	ex_rec->pct = 0;
+	if (!run_child(sc, true)) {
+		printf("explore: %s: replayed %u steps: held\n", name,
+		       ex_rec->nsteps);
+		print_trace(sc);
+		return 0;
+	}
+	fprintf(stderr, "explore: %s: replay FAILED: %s\n", name, ex_rec->msg);
+	print_trace(sc);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	const struct ex_scenario *const *p;
+	unsigned long total = 0;
+	int opt, nsc = 0, nfail = 0, i;
+	const char *env = getenv("EXPLORE_BOUND");
+	double t0 = now();
+
+	ex_rec = mmap(NULL, sizeof(*ex_rec), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ex_rec == MAP_FAILED)
+		return 2;
+	if (env && *env)
+		opt_bound = atoi(env);
+	while ((opt = getopt(argc, argv, "lvfb:m:r:")) != -1) {
+		switch (opt) {
+		case 'l':
+			for (p = __start_ex_scenarios; p < __stop_ex_scenarios; p++)
+				printf("%-34s %s\n", (*p)->name, (*p)->doc);
+			return 0;
+		case 'v':
+			opt_verbose = 1;
+			break;
+		case 'f':
+			opt_find = 1;
+			break;
+		case 'b':
+			opt_bound = atoi(optarg);
+			break;
+		case 'm':
+			opt_max = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			return replay(optarg);
+		default:
+			fprintf(stderr, "usage: psem-explore [-lvf] [-b BOUND] [-m MAX] [-r TOKEN] [GLOB...]\n");
+			return 2;
+		}
+	}
+	for (p = __start_ex_scenarios; p < __stop_ex_scenarios; p++) {
+		const struct ex_scenario *sc = *p;
+		int bound = sc->bound ? sc->bound : opt_bound;
+		unsigned long n = 0;
+		bool capped = false, match = optind >= argc;
+		double t = now();
+		int bad;
+
+		for (i = optind; i < argc && !match; i++)
+			match = !fnmatch(argv[i], sc->name, 0);
+		if (!match)
+			continue;
+		if (env && *env && !sc->pct)
+			bound = opt_bound;
+		nsc++;
+		bad = sc->pct ? explore_pct(sc, &n)
+			      : explore_bounded(sc, bound, &n, &capped);
+		total += n;
+		if (bad) {
+			report(sc, n);
+			if (opt_find)
+				printf("explore: %s: found after %lu schedule(s) (%s %d)\n",
+				       sc->name, n, sc->pct ? "PCT runs, depth" : "bound",
+				       sc->pct ? EX_PCT_DEPTH : bound);
+			nfail++;
+			continue;
+		}
+		if (opt_find) {
+			printf("explore: %s: NOT found in %lu schedule(s)\n",
+			       sc->name, n);
+			continue;
+		}
+		if (capped)
+			printf("explore: %s: %lu schedules, capped (bound %d not exhausted)\n",
+			       sc->name, n, bound);
+		else if (opt_verbose)
+			printf("explore: %s: %lu schedules (%s %d), %.1f s\n",
+			       sc->name, n, sc->pct ? "PCT, depth" : "all, bound",
+			       sc->pct ? EX_PCT_DEPTH : bound, now() - t);
+	}
+	if (!nsc) {
+		fprintf(stderr, "psem-explore: no scenario matches\n");
+		return 2;
+	}
+	if (opt_find)
+		printf("explore: %d scenarios, %lu schedules, %d found, %d not found (%.0f s)\n",
+		       nsc, total, nfail, nsc - nfail, now() - t0);
+	else
+		printf("explore: %d scenarios, %lu schedules, %d failures (%.0f s)\n",
+		       nsc, total, nfail, now() - t0);
+	if (opt_find)
+		return nfail == nsc ? 0 : 1;
+	return nfail ? 1 : 0;
+}
