@@ -65,6 +65,7 @@ struct ex_thread {
 	/* At a scheduling point: what it does next, and from where. */
 	const char	*op;
 	uintptr_t	pc;
+	uintptr_t	addr;
 	/* EX_BLOCKED: runnable once @pred(@pred_arg); or by timeout. */
 	bool		(*pred)(void *);
 	void		*pred_arg;
@@ -93,6 +94,7 @@ static unsigned long ex_warn_count;
 static unsigned long ex_jiffies = 300000;
 static struct task_struct ex_main_task = { .comm = "main", .pid = 0 };
 static int ex_next_pid = 1;
+static const char *ex_where = "the setup";	/* when no thread runs */
 
 /* PCT: a priority per choice that runs something; higher runs first. */
 static int ex_prio[EX_CHOICES];
@@ -118,9 +120,8 @@ void ex_fail(const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	n = snprintf(ex_rec->msg, sizeof(ex_rec->msg), "%s%s: ",
-		     ex_cur ? "in " : "in the check",
-		     ex_cur ? ex_cur->name : "");
+	n = snprintf(ex_rec->msg, sizeof(ex_rec->msg), "in %s: ",
+		     ex_cur ? ex_cur->name : ex_where);
 	va_start(ap, fmt);
 	vsnprintf(ex_rec->msg + n, sizeof(ex_rec->msg) - n, fmt, ap);
 	va_end(ap);
@@ -192,12 +193,13 @@ static void ex_run_irq(struct ex_thread *t)
 }
 
 /* A scheduling point of the running thread, before it does @op. */
-static void ex_point_at(const char *op, uintptr_t pc)
+static void ex_point_at(const char *op, uintptr_t pc, const volatile void *addr)
 {
 	struct ex_thread *t = ex_cur;
 
 	t->op = op;
 	t->pc = pc;
+	t->addr = (uintptr_t)addr;
 	t->state = EX_READY;
 	ex_to_main(false);
 	if (t->irq_due)
@@ -209,7 +211,7 @@ void psem_explore_point(const char *op, const volatile void *addr)
 {
 	if (!ex_cur)
 		return;
-	ex_point_at(op, (uintptr_t)__builtin_return_address(0));
+	ex_point_at(op, (uintptr_t)__builtin_return_address(0), addr);
 }
 
 /*
@@ -223,13 +225,13 @@ void psem_explore_plain(const char *op, const volatile void *addr)
 {
 	if (!ex_cur || ex_cur->task->locks_held)
 		return;
-	ex_point_at(op, (uintptr_t)__builtin_return_address(0));
+	ex_point_at(op, (uintptr_t)__builtin_return_address(0), addr);
 }
 
 noinline void ex_yield(const char *what)
 {
 	if (ex_cur)
-		ex_point_at(what, (uintptr_t)__builtin_return_address(0));
+		ex_point_at(what, (uintptr_t)__builtin_return_address(0), NULL);
 }
 
 /*
@@ -250,6 +252,7 @@ static bool ex_block(const char *op, uintptr_t pc, bool (*pred)(void *),
 	}
 	t->op = op;
 	t->pc = pc;
+	t->addr = 0;
 	t->pred = pred;
 	t->pred_arg = arg;
 	t->timed = timed;
@@ -532,6 +535,8 @@ static void ex_schedule(void)
 		s->op = EX_IS_IRQ(c) ? "interrupt" :
 			EX_IS_TIMEOUT(c) ? "timeout" : t->op;
 		s->pc = t->pc ? t->pc - (uintptr_t)&__executable_start : 0;
+		s->addr = EX_IS_IRQ(c) || EX_IS_TIMEOUT(c) ? 0 : t->addr;
+		s->in_irq = t->in_irq > 0;
 		ex_rec->nsteps = ++step;
 		if (EX_IS_TIMEOUT(c))
 			t->timed_out = true;
@@ -634,7 +639,7 @@ long schedule_timeout(long timeout)
 	if (t->__state != TASK_RUNNING && signal_pending_state(t->__state, t))
 		t->__state = TASK_RUNNING;
 	if (t->__state == TASK_RUNNING) {
-		ex_point_at("schedule", pc);
+		ex_point_at("schedule", pc, t);
 		return timeout;
 	}
 	if (ex_block("sleep", pc, ex_is_running, t, finite)) {
@@ -704,7 +709,7 @@ void psem_user_spin_lock(spinlock_t *lock)
 	uintptr_t pc = (uintptr_t)__builtin_return_address(0);
 
 	if (ex_cur)
-		ex_point_at("spin_lock", pc);
+		ex_point_at("spin_lock", pc, lock);
 	if (lock->owner == t)
 		ex_fail("spinlock recursion (a deadlock on one CPU)");
 	while (lock->owner)
@@ -718,7 +723,8 @@ int psem_user_spin_trylock(spinlock_t *lock)
 	struct task_struct *t = current;
 
 	if (ex_cur)
-		ex_point_at("spin_trylock", (uintptr_t)__builtin_return_address(0));
+		ex_point_at("spin_trylock", (uintptr_t)__builtin_return_address(0),
+			    lock);
 	if (lock->owner)
 		return 0;
 	lock->owner = t;
@@ -735,7 +741,8 @@ void psem_user_spin_unlock(spinlock_t *lock)
 			       "spin_unlock of a lock %s/%d does not hold\n",
 			       t->comm, t->pid);
 	if (ex_cur)
-		ex_point_at("spin_unlock", (uintptr_t)__builtin_return_address(0));
+		ex_point_at("spin_unlock", (uintptr_t)__builtin_return_address(0),
+			    lock);
 	lock->owner = NULL;
 	t->locks_held--;
 }
@@ -865,6 +872,7 @@ static void ex_kworker(void *arg)
 		list_del_init(&w->entry);
 		w->pending = false;
 		ex_wq_running = w;
+		PSEM_USER_POINT("work run", w);
 		w->func(w);	/* may requeue or free w */
 		ex_wq_running = NULL;
 	}
@@ -949,6 +957,7 @@ static void ex_irq_thread(void *arg)
 		list_del_init(&w->entry);
 		w->pending = false;
 		w->busy = true;
+		PSEM_USER_POINT("irq_work run", w);
 		psem_user_set_context(HARDIRQ_OFFSET);
 		w->func(w);	/* may requeue w */
 		psem_user_set_context(0);
@@ -1022,7 +1031,9 @@ void ex_execute(const struct ex_scenario *sc)
 	ex_threads[0].pred_arg = &ex_irq_list;
 	ex_threads[1].pred_arg = &ex_wq_list;
 	sc->setup();
+	ex_where = "the scheduler";
 	ex_schedule();
+	ex_where = "the check";
 	if (sc->check)
 		sc->check();
 	if (ex_warn_count != sc->warnings)

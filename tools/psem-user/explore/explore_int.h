@@ -36,6 +36,8 @@ struct ex_step {
 	int8_t		prev_ready;	/* it could have gone on */
 	const char	*op;		/* what the chosen thread did next */
 	uintptr_t	pc;		/* from where (offset in the binary) */
+	uintptr_t	addr;		/* what it touches next, or 0 */
+	int8_t		in_irq;		/* it runs an interrupt handler */
 };
 
 struct ex_record {

@@ -51,9 +51,64 @@ struct ex_node {
 	int8_t		prev;
 	int8_t		prev_ready;
 	int		preempts;	/* before this step */
+	uintptr_t	addr;		/* of the operation first chosen */
 };
 
 static struct ex_node nodes[EX_MAX_STEPS];
+
+/*
+ * The addresses seen so far, each with the threads (and, as thread + 16,
+ * the interrupt handlers on them) that touched it. A preemption just
+ * before an operation on an address that one thread alone touches is
+ * equivalent to the one just after it, which the search tries anyway: the
+ * operation commutes with everything another thread does. So the search
+ * skips it, exactly once the table has seen every address (it learns them
+ * run by run; the nodes nearer the root, where most of the tree is, are
+ * backtracked last, with the most complete table).
+ */
+#define ADDR_SLOTS	(1 << 16)
+static struct { uintptr_t addr; uint32_t who; } addrs[ADDR_SLOTS];
+static unsigned long pruned;
+
+static uint32_t *addr_who(uintptr_t a, bool add)
+{
+	unsigned int h = (unsigned int)((a * 0x9E3779B97F4A7C15ULL) >> 48);
+
+	for (;; h = (h + 1) & (ADDR_SLOTS - 1)) {
+		if (addrs[h].addr == a)
+			return &addrs[h].who;
+		if (!addrs[h].addr) {
+			if (!add)
+				return NULL;
+			addrs[h].addr = a;
+			return &addrs[h].who;
+		}
+	}
+}
+
+static void learn_addrs(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ex_rec->nsteps; i++) {
+		const struct ex_step *s = &ex_rec->steps[i];
+
+		if (s->addr && !EX_IS_IRQ(s->choice) && !EX_IS_TIMEOUT(s->choice))
+			*addr_who(s->addr, true) |=
+				1U << (EX_TID(s->choice) + (s->in_irq ? 16 : 0));
+	}
+}
+
+/* Step @i's operation touches what only its own thread touches. */
+static bool local_op(unsigned int i)
+{
+	uint32_t *who;
+
+	if (!nodes[i].addr)
+		return false;
+	who = addr_who(nodes[i].addr, false);
+	return who && !(*who & (*who - 1));
+}
 
 static bool is_preemption(const struct ex_node *n, int c)
 {
@@ -292,10 +347,12 @@ static int explore_bounded(const struct ex_scenario *sc, int bound,
 			nd->tried = 1ULL << s->choice;
 			nd->prev = s->prev;
 			nd->prev_ready = s->prev_ready;
+			nd->addr = s->choice == EX_RUN(s->prev) ? s->addr : 0;
 			nd->preempts = i ? nodes[i - 1].preempts +
 				is_preemption(&nodes[i - 1], nodes[i - 1].choice) : 0;
 		}
 		depth = ex_rec->nsteps;
+		learn_addrs();
 		/* Backtrack to the deepest node with a choice left. */
 		while (depth > 0) {
 			struct ex_node *nd = &nodes[depth - 1];
@@ -304,6 +361,12 @@ static int explore_bounded(const struct ex_scenario *sc, int bound,
 			for (c = 0; left && c < EX_CHOICES; c++) {
 				if (!(left & (1ULL << c)))
 					continue;
+				if (is_preemption(nd, c) && !EX_IS_IRQ(c) &&
+				    local_op(depth - 1)) {
+					nd->tried |= 1ULL << c;
+					pruned++;
+					continue;
+				}
 				if (bound < 0 ||
 				    nd->preempts + is_preemption(nd, c) <= bound)
 					break;
@@ -443,6 +506,7 @@ int main(int argc, char **argv)
 		if (env && *env && !sc->pct)
 			bound = opt_bound;
 		nsc++;
+		memset(addrs, 0, sizeof(addrs));
 		bad = sc->pct ? explore_pct(sc, &n)
 			      : explore_bounded(sc, bound, &n, &capped);
 		total += n;

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The helpers every scenario shares (scen_lib.c): psems on the heap, so
+ * that a free at the point the contract allows makes any later touch a
+ * use-after-free under ASan; the queue as the oracles read it; permit
+ * accounting for exact conservation.
+ */
+#ifndef _PSEM_EXPLORE_SCEN_H
+#define _PSEM_EXPLORE_SCEN_H
+
+#include <linux/errno.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "psem.h"
+#include "explore.h"
+
+extern bool psem_quiet_warnings;
+
+/* A psem of @permits on the heap; one with a capacity, @out of it held. */
+struct psem *xs_psem(long permits);
+struct psem *xs_psem_cap(long capacity, long out);
+
+/* Whether a task waiter of @t, or the async waiter @aw, is linked. */
+bool xs_linked(struct psem *sem, struct task_struct *t);
+bool xs_async_linked(struct psem *sem, struct psem_async *aw);
+long xs_nr_waiters(struct psem *sem);
+
+/* ex_wait_until() predicates: a waiter of thread @tid linked on xs_sem. */
+extern struct psem *xs_sem;
+bool xs_tid_linked(void *tid);
+/* ... or thread @tid has returned already (served before it linked). */
+bool xs_tid_linked_or_done(void *tid);
+bool xs_any_waiter(void *sem);
+
+/*
+ * Exact conservation once everything has settled: what the scenario
+ * holds plus what is available plus the debt equals the total.
+ */
+void xs_conserved(struct psem *sem, long held, long total);
+
+/* Runs @fn with the calling thread in @ctx (NMI_OFFSET, HARDIRQ_OFFSET). */
+#define xs_in_context(ctx, stmt)					\
+do {									\
+	int __old = psem_user_set_context(ctx);				\
+	stmt;								\
+	psem_user_set_context(__old);					\
+} while (0)
+
+int psem_user_set_context(int bits);
+void psem_user_signal(struct task_struct *t, bool fatal);
+
+#endif /* _PSEM_EXPLORE_SCEN_H */

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A release against every acquire flavour: plain, timed, interruptible and
+ * killable with a signal, a try; FIFO between queued waiters.
+ */
+#include "scen.h"
+
+static struct psem *sem;
+static int ret[4];
+static long held;
+
+/* ---- acquire-release: two waiters, FIFO, partial grants ------------- */
+
+static void ar_head(void *arg)
+{
+	ret[0] = psem_acquire(sem, 2);
+	held += 2;
+	ret[2] = xs_linked(sem, ex_task(3));	/* the later waiter: still queued? */
+	psem_release(sem, 2);
+	held -= 2;
+}
+
+static void ar_next(void *arg)
+{
+	ex_wait_until(xs_tid_linked, (void *)2L);	/* queue behind the head */
+	ret[1] = psem_acquire(sem, 1);
+	/* FIFO: the head, linked first, was served first. */
+	ex_assert(!xs_linked(sem, ex_task(2)), "served before the head");
+	psem_release(sem, 1);
+}
+
+static void ar_releaser(void *arg)
+{
+	ex_wait_until(xs_tid_linked, (void *)3L);
+	psem_release(sem, 1);
+	psem_release(sem, 1);
+}
+
+static void ar_setup(void)
+{
+	sem = xs_psem(0);
+	ex_spawn("head", ar_head, NULL);	/* 2 */
+	ex_spawn("next", ar_next, NULL);	/* 3 */
+	ex_spawn("releaser", ar_releaser, NULL);
+}
+
+static void ar_check(void)
+{
+	ex_assert(!ret[0] && !ret[1], "results %d %d", ret[0], ret[1]);
+	xs_conserved(sem, held, 2);
+	kfree(sem);
+}
+
+static const struct ex_scenario acquire_release = {
+	.name = "release/acquire-fifo",
+	.doc = "two queued waiters (2 then 1) and two releases of 1: FIFO, partial grants",
+	.setup = ar_setup, .check = ar_check,
+};
+EX_SCENARIO(acquire_release);
+
+/* ---- release against a timed, interruptible or killable wait -------- */
+
+static int variant;
+
+static void tw_waiter(void *arg)
+{
+	switch (variant) {
+	case 0:
+		ret[0] = psem_acquire_timeout(sem, 2, 5);
+		break;
+	case 1:
+		ret[0] = psem_acquire_interruptible(sem, 2);
+		break;
+	default:
+		ret[0] = psem_acquire_killable(sem, 2);
+		break;
+	}
+	if (!ret[0])
+		held += 2;
+}
+
+static void tw_releaser(void *arg)
+{
+	ex_wait_until(xs_tid_linked_or_done, (void *)2L);
+	psem_release(sem, 1);
+}
+
+static void tw_signaller(void *arg)
+{
+	ex_wait_until(xs_tid_linked_or_done, (void *)2L);
+	psem_user_signal(ex_task(2), variant == 2);
+}
+
+static void tw_setup(void)
+{
+	sem = xs_psem(1);	/* the waiter takes 1 at once, waits for 1 */
+	ex_spawn("waiter", tw_waiter, NULL);
+	ex_spawn("releaser", tw_releaser, NULL);
+	if (variant)
+		ex_spawn("signaller", tw_signaller, NULL);
+}
+
+static void tw_check(void)
+{
+	int want = variant ? -EINTR : -ETIME;
+
+	ex_assert(!ret[0] || ret[0] == want, "result %d", ret[0]);
+	/* Served: holds both. Gave up: its partial grant went back. */
+	xs_conserved(sem, held, 2);
+	ex_assert(!xs_nr_waiters(sem), "a waiter left linked");
+	kfree(sem);
+}
+
+#define TW_SCENARIO(var, v, nm, what)					\
+static void var##_setup(void) { variant = v; tw_setup(); }		\
+static const struct ex_scenario var = {					\
+	.name = nm, .doc = what, .setup = var##_setup, .check = tw_check, \
+};									\
+EX_SCENARIO(var)
+
+TW_SCENARIO(timed, 0, "release/timeout",
+	    "a release against a timed wait that holds a partial grant");
+TW_SCENARIO(intr, 1, "release/signal",
+	    "a release and a signal against an interruptible partial wait");
+TW_SCENARIO(kill, 2, "release/kill",
+	    "a release and SIGKILL against a killable partial wait");
+
+/* ---- a try never overtakes a queued waiter -------------------------- */
+
+static int tr_waiter_done;
+
+static void tr_waiter(void *arg)
+{
+	ret[0] = psem_acquire(sem, 1);
+	tr_waiter_done = 1;
+	psem_release(sem, 1);
+}
+
+static void tr_trier(void *arg)
+{
+	ex_wait_until(xs_tid_linked_or_done, (void *)2L);
+	if (psem_try_acquire(sem, 1)) {
+		ex_assert(!xs_linked(sem, ex_task(2)),
+			  "a try took the permit of a queued waiter");
+		psem_release(sem, 1);
+	}
+}
+
+static void tr_releaser(void *arg)
+{
+	ex_wait_until(xs_tid_linked_or_done, (void *)2L);
+	psem_release(sem, 1);
+}
+
+static void tr_setup(void)
+{
+	sem = xs_psem(0);
+	ex_spawn("waiter", tr_waiter, NULL);
+	ex_spawn("trier", tr_trier, NULL);
+	ex_spawn("releaser", tr_releaser, NULL);
+}
+
+static void tr_check(void)
+{
+	ex_assert(!ret[0] && tr_waiter_done, "waiter %d", ret[0]);
+	xs_conserved(sem, 0, 1);
+	kfree(sem);
+}
+
+static const struct ex_scenario try_waiter = {
+	.name = "release/try-vs-waiter",
+	.doc = "a try racing a release to a queued waiter never overtakes it",
+	.setup = tr_setup, .check = tr_check,
+};
+EX_SCENARIO(try_waiter);
