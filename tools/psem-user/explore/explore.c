@@ -78,6 +78,7 @@ struct ex_thread {
 	int		irq_left;
 	bool		irq_due;
 	int		in_irq;
+	bool		yielded;	/* runs again once another has */
 	void		*fake_stack;	/* ASan's, while switched out */
 };
 
@@ -228,10 +229,17 @@ void psem_explore_plain(const char *op, const volatile void *addr)
 	ex_point_at(op, (uintptr_t)__builtin_return_address(0), addr);
 }
 
+/*
+ * A yield: the thread steps aside until another has run a step, so that a
+ * harness loop that polls (or a spin of the code under test) cannot keep
+ * the search on itself.
+ */
 noinline void ex_yield(const char *what)
 {
-	if (ex_cur)
-		ex_point_at(what, (uintptr_t)__builtin_return_address(0), NULL);
+	if (!ex_cur)
+		return;
+	ex_cur->yielded = true;
+	ex_point_at(what, (uintptr_t)__builtin_return_address(0), NULL);
 }
 
 /*
@@ -382,22 +390,29 @@ static bool ex_can_run(struct ex_thread *t)
 
 static uint64_t ex_enabled(void)
 {
-	uint64_t en = 0;
+	uint64_t en = 0, yielded = 0;
 	int i;
 
 	for (i = 0; i < ex_nthreads; i++) {
 		struct ex_thread *t = &ex_threads[i];
 
 		if (ex_can_run(t))
-			en |= 1ULL << EX_RUN(i);
+			*(t->yielded ? &yielded : &en) |= 1ULL << EX_RUN(i);
 		else if (t->state == EX_BLOCKED && t->timed)
 			en |= 1ULL << EX_TIMEOUT(i);
-		/* An interrupt arrives only where the thread is running. */
-		if (t->irq_left > 0 && !t->in_irq && t->state == EX_READY &&
+		/*
+		 * An interrupt arrives at a point of the thread, or while it
+		 * sleeps or spins (it then wakes spuriously, which every
+		 * wait of the kernel's tolerates); a hard IRQ only where it
+		 * holds no spinlock, all of psem's being irq-disabling.
+		 */
+		if (t->irq_left > 0 && !t->in_irq &&
+		    (t->state == EX_READY || t->state == EX_BLOCKED) &&
 		    ((t->irq_ctx & NMI_MASK) || !t->task->locks_held))
 			en |= 1ULL << EX_IRQ(i);
 	}
-	return en;
+	/* Threads that yielded run only when nothing else can. */
+	return en & EX_RUN_OR_TIMEOUT_MASK ? en : en | yielded;
 }
 
 static bool ex_finished(uint64_t en)
@@ -426,7 +441,11 @@ static int ex_default(uint64_t en)
 	for (i = 0; i < ex_nthreads; i++)
 		if (en & (1ULL << EX_TIMEOUT(i)))
 			return EX_TIMEOUT(i);
-	return -1;	/* only interrupts: deliver none */
+	/* Nothing else: an interrupt still due comes now. */
+	for (i = 0; i < ex_nthreads; i++)
+		if (en & (1ULL << EX_IRQ(i)))
+			return EX_IRQ(i);
+	return -1;
 }
 
 /*
@@ -518,7 +537,7 @@ static void ex_schedule(void)
 
 		if (ex_finished(en))
 			return;
-		if (!(en & EX_RUN_OR_TIMEOUT_MASK)) {
+		if (!en) {
 			ex_describe_blocked(why, sizeof(why));
 			ex_fail("deadlock: nothing can run; blocked:%s", why);
 		}
@@ -531,7 +550,8 @@ static void ex_schedule(void)
 		s->choice = c;
 		s->prev = ex_prev;
 		s->prev_ready = ex_prev >= 0 &&
-				ex_threads[ex_prev].state == EX_READY;
+				ex_threads[ex_prev].state == EX_READY &&
+				!ex_threads[ex_prev].yielded;
 		s->op = EX_IS_IRQ(c) ? "interrupt" :
 			EX_IS_TIMEOUT(c) ? "timeout" : t->op;
 		s->pc = t->pc ? t->pc - (uintptr_t)&__executable_start : 0;
@@ -544,6 +564,9 @@ static void ex_schedule(void)
 			t->irq_left--;
 			t->irq_due = true;
 		}
+		for (int i = 0; i < ex_nthreads; i++)
+			if (i != t->id)
+				ex_threads[i].yielded = false;
 		ex_prev = t->id;
 		ex_to_thread(t);
 	}

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Releases from NMI and hard-only IRQs, which park their permits for the
+ * irq_work hand-off, against the hand-off itself, psem_sync(), quiesce,
+ * the teardown of every primitive and the queries.
+ */
+#include <linux/irq_work.h>
+
+#include "psem_mutex.h"
+#include "psem_pool.h"
+#include "psem_rwlock.h"
+#include "psem_sem.h"
+#include "scen.h"
+
+/*
+ * The teardown calls that a fixed tree provides; weak, so that the
+ * scenarios build against older sources too, where the contract was a
+ * plain free after the last unlock.
+ */
+void psem_mutex_destroy(struct psem_mutex *lock) __attribute__((weak));
+void psem_rwlock_destroy(struct psem_rwlock *lock) __attribute__((weak));
+
+static struct psem *sem;
+static int ret[4];
+static long held;
+
+/* ---- two NMI releases, then close, quiesce, free -------------------- */
+
+static void nq_nmi(void *arg)
+{
+	ret[(long)arg] = psem_release(sem, 1);
+}
+
+static void nq_owner(void *arg)
+{
+	psem_close(sem);
+	ret[3] = psem_quiesce(sem, MAX_SCHEDULE_TIMEOUT);
+	ex_assert(!ret[3], "quiesce: %d", ret[3]);
+	ex_assert(psem_available(sem) == 2, "quiesced with %ld home",
+		  psem_available(sem));
+	/* The contract lets the owner free it now: ASan sees any later touch. */
+	kfree(sem);
+	sem = NULL;
+}
+
+static void nq_setup(void)
+{
+	sem = xs_psem_cap(2, 2);	/* both out: with the two NMIs */
+	ex_spawn_ctx("nmi1", nq_nmi, (void *)0L, NMI_OFFSET);
+	ex_spawn_ctx("nmi2", nq_nmi, (void *)1L, NMI_OFFSET);
+	ex_spawn("owner", nq_owner, NULL);
+}
+
+static void nq_check(void)
+{
+	ex_assert(!ret[0] && !ret[1], "NMI releases: %d %d", ret[0], ret[1]);
+}
+
+static const struct ex_scenario nmi_quiesce_free = {
+	.name = "defer/nmi-quiesce-free",
+	.doc = "two NMI releases park; the owner closes, quiesces and frees",
+	.setup = nq_setup, .check = nq_check,
+};
+EX_SCENARIO(nmi_quiesce_free);
+
+/* ---- an NMI on the thread that holds the queue lock ------------------ */
+
+static void nl_holder(void *arg)
+{
+	/* Queues, so holds the queue lock a while, then is served. */
+	ret[0] = psem_acquire(sem, 1);
+	if (!ret[0])
+		held--;
+}
+
+static void nl_irq(void *arg)
+{
+	/* Any point of the holder, queue lock held or not: parks, or lands. */
+	ret[1] = psem_release(sem, 1);
+	held++;
+}
+
+static void nl_setup(void)
+{
+	sem = xs_psem(0);
+	held = 0;
+	ex_spawn("holder", nl_holder, NULL);
+	ex_interrupt(2, NMI_OFFSET, nl_irq, NULL, 1);
+}
+
+static void nl_check(void)
+{
+	/* The NMI came, or the holder could not have been served. */
+	ex_assert(!ret[0] && !ret[1], "results %d %d", ret[0], ret[1]);
+	xs_conserved(sem, held, 0);
+	kfree(sem);
+}
+
+static const struct ex_scenario nmi_on_lock = {
+	.name = "defer/nmi-on-lock-holder",
+	.doc = "an NMI release delivered anywhere in a waiter, queue lock held included",
+	.setup = nl_setup, .check = nl_check,
+};
+EX_SCENARIO(nmi_on_lock);
+
+/* ---- a parked release after a shrinking resize left a debt ---------- */
+
+static void rd_resizer(void *arg)
+{
+	ret[0] = psem_resize(sem, 2);	/* 10 out of 10: a debt of 8 */
+}
+
+static void rd_nmi(void *arg)
+{
+	ex_wait_until((bool (*)(void *))ex_thread_done, (void *)2L);
+	ret[1] = psem_release(sem, 10);
+}
+
+static void rd_setup(void)
+{
+	sem = xs_psem_cap(10, 10);
+	ex_spawn("resizer", rd_resizer, NULL);
+	ex_spawn_ctx("nmi", rd_nmi, NULL, NMI_OFFSET);
+}
+
+static void rd_check(void)
+{
+	/* As from a task: the 8 pay the debt, 2 come home. */
+	ex_assert(!ret[0] && !ret[1], "resize %d, NMI release %d", ret[0],
+		  ret[1]);
+	ex_assert(psem_available(sem) == 2 && !psem_debt(sem),
+		  "available %ld, debt %lu", psem_available(sem), psem_debt(sem));
+	kfree(sem);
+}
+
+static const struct ex_scenario resize_debt_nmi = {
+	.name = "defer/nmi-release-pays-debt",
+	.doc = "an NMI release of more than the new capacity pays a resize's debt",
+	.setup = rd_setup, .check = rd_check,
+};
+EX_SCENARIO(resize_debt_nmi);
+
+/* ---- psem_is_held() and psem_available() with a parked permit ------- */
+
+static void ih_waiter(void *arg)
+{
+	psem_down(sem);		/* queued behind the holder */
+	psem_up(sem);
+}
+
+static void ih_nmi(void *arg)
+{
+	ex_wait_until(xs_tid_linked, (void *)2L);
+	psem_up(sem);		/* the holder's up(), from NMI: parks */
+}
+
+static void ih_observer(void *arg)
+{
+	ex_wait_until(xs_tid_linked_or_done, (void *)2L);
+	for (;;) {
+		bool queued = xs_linked(sem, ex_task(2));
+		bool is_held = psem_is_held(sem);
+		long avail = psem_available(sem);
+		bool got;
+
+		/* The waiter is still queued: the permit is its. */
+		if (queued && xs_linked(sem, ex_task(2)))
+			ex_assert(is_held && !avail,
+				  "waiter queued, yet is_held %d, available %ld",
+				  is_held, avail);
+		got = psem_try_acquire(sem, 1);
+		/* What it reported available, it could take. */
+		if (avail && !got && xs_linked(sem, ex_task(2)))
+			ex_fail("available %ld, but try_acquire(1) failed", avail);
+		if (got)
+			psem_up(sem);
+		if (!queued)
+			break;
+		ex_yield("observe again");
+	}
+}
+
+static void ih_setup(void)
+{
+	sem = xs_psem(1);
+	if (!psem_try_acquire(sem, 1))	/* the holder: its up() is the NMI's */
+		ex_fail("setup");
+	ex_spawn("waiter", ih_waiter, NULL);
+	ex_spawn_ctx("nmi", ih_nmi, NULL, NMI_OFFSET);
+	ex_spawn("observer", ih_observer, NULL);
+}
+
+static void ih_check(void)
+{
+	xs_conserved(sem, 0, 1);
+	kfree(sem);
+}
+
+static const struct ex_scenario is_held_parked = {
+	.name = "defer/is-held-parked",
+	.doc = "psem_is_held() and psem_available() while an NMI's up() is parked",
+	.setup = ih_setup, .check = ih_check,
+	.bound = 1,
+};
+EX_SCENARIO(is_held_parked);
+
+/* ---- every primitive's teardown after an unlock from NMI ------------ */
+
+static struct psem_pool *pool;
+static struct psem_mutex *mtx;
+static struct psem_rwlock *rwl;
+static int objs[1];
+static void *obj;
+
+static void pd_getter(void *arg)
+{
+	obj = psem_pool_get(pool);
+}
+
+static void pd_nmi(void *arg)
+{
+	ex_wait_until((bool (*)(void *))ex_thread_done, (void *)2L);
+	ret[0] = psem_pool_put(pool, obj);
+}
+
+static bool pd_home(void *arg)
+{
+	return psem_available(&pool->sem) == 1 || ex_thread_done(3);
+}
+
+static void pd_owner(void *arg)
+{
+	/* A waiter for the object, so that the put must hand it over. */
+	void *o = psem_pool_get(pool);
+
+	psem_pool_put(pool, o);
+	ex_wait_until(pd_home, NULL);
+	psem_pool_destroy(pool);
+	kfree(pool);
+	pool = NULL;
+}
+
+static void pd_setup(void)
+{
+	void *ptrs[1] = { &objs[0] };
+
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (psem_pool_init(pool, ptrs, 1, GFP_KERNEL))
+		ex_fail("psem_pool_init");
+	ex_spawn("getter", pd_getter, NULL);
+	ex_spawn_ctx("nmi", pd_nmi, NULL, NMI_OFFSET);
+	ex_spawn("owner", pd_owner, NULL);
+}
+
+static void pd_check(void)
+{
+	ex_assert(!ret[0], "put %d", ret[0]);
+}
+
+static const struct ex_scenario pool_destroy = {
+	.name = "defer/pool-destroy-nmi-put",
+	.doc = "a pool put from NMI hands over to a waiter; the owner destroys and frees",
+	.setup = pd_setup, .check = pd_check,
+};
+EX_SCENARIO(pool_destroy);
+
+static void mx_locker(void *arg)
+{
+	psem_mutex_lock(mtx);	/* waits for the NMI's unlock */
+	psem_mutex_unlock(mtx);
+	if (psem_mutex_destroy)
+		psem_mutex_destroy(mtx);
+	kfree(mtx);
+	mtx = NULL;
+}
+
+static void mx_nmi(void *arg)
+{
+	ex_wait_until(xs_any_waiter, &mtx->sem);
+	psem_mutex_unlock(mtx);	/* non-owner: the mutex was set up held */
+}
+
+static void mx_setup(void)
+{
+	mtx = kzalloc(sizeof(*mtx), GFP_KERNEL);
+	psem_mutex_init(mtx);
+	if (!psem_try_acquire(&mtx->sem, 1))
+		ex_fail("setup");
+	ex_spawn("locker", mx_locker, NULL);
+	ex_spawn_ctx("nmi", mx_nmi, NULL, NMI_OFFSET);
+}
+
+static const struct ex_scenario mutex_free = {
+	.name = "defer/mutex-unlock-nmi-free",
+	.doc = "a mutex unlocked from NMI to a waiter, which unlocks, destroys and frees it",
+	.setup = mx_setup,
+};
+EX_SCENARIO(mutex_free);
+
+static void rw_reader(void *arg)
+{
+	psem_read_lock(rwl);	/* waits for the NMI's write unlock */
+	psem_read_unlock(rwl);
+	if (psem_rwlock_destroy)
+		psem_rwlock_destroy(rwl);
+	kfree(rwl);
+	rwl = NULL;
+}
+
+static void rw_nmi(void *arg)
+{
+	ex_wait_until(xs_any_waiter, &rwl->sem);
+	psem_write_unlock(rwl);
+}
+
+static void rw_setup(void)
+{
+	rwl = kzalloc(sizeof(*rwl), GFP_KERNEL);
+	psem_rwlock_init(rwl);
+	if (!psem_write_trylock(rwl))
+		ex_fail("setup");
+	ex_spawn("reader", rw_reader, NULL);
+	ex_spawn_ctx("nmi", rw_nmi, NULL, NMI_OFFSET);
+}
+
+static const struct ex_scenario rwlock_free = {
+	.name = "defer/rwlock-unlock-nmi-free",
+	.doc = "a rwlock write-unlocked from NMI to a reader, which unlocks, destroys and frees it",
+	.setup = rw_setup,
+};
+EX_SCENARIO(rwlock_free);
