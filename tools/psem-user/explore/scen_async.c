@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Asynchronous waiters: cancel against grant, psem_cancel_async_sync()
+ * against a callback that queues its waiter again, the work cancel against
+ * a work that queues itself again, chains of callbacks, cancels of what is
+ * not queued.
+ */
+#include <linux/workqueue.h>
+
+#include "scen.h"
+
+static struct psem *sem;
+static struct psem_async aw;
+static struct psem_async_work aww;
+static int calls, in_cb, rearm, cancelled, cancel_done, depth, max_depth;
+static int results[8];
+static long held;
+
+/* ---- cancel against grant: exactly one of the two ------------------- */
+
+static void cg_cb(struct psem_async *a, int result)
+{
+	results[calls++] = result;
+	if (!result)
+		held++;
+}
+
+static void cg_queuer(void *arg)
+{
+	int ret = psem_acquire_async(sem, 1, &aw, cg_cb);
+
+	ex_assert(ret == -EINPROGRESS, "acquire_async %d", ret);
+	cancelled = psem_cancel_async(sem, &aw);
+}
+
+static bool cg_queued(void *arg)
+{
+	return xs_any_waiter(sem) || ex_thread_done(2);
+}
+
+static void cg_releaser(void *arg)
+{
+	ex_wait_until(cg_queued, NULL);
+	psem_release(sem, 1);
+}
+
+static void cg_setup(void)
+{
+	sem = xs_psem(0);
+	ex_spawn("queuer", cg_queuer, NULL);
+	ex_spawn("releaser", cg_releaser, NULL);
+}
+
+static void cg_check(void)
+{
+	ex_assert(cancelled + calls == 1, "cancelled %d, called back %d",
+		  cancelled, calls);
+	ex_assert(!calls || !results[0], "result %d", results[0]);
+	xs_conserved(sem, held, 1);
+	kfree(sem);
+}
+
+static const struct ex_scenario cancel_grant = {
+	.name = "async/cancel-vs-grant",
+	.doc = "a cancel racing the release that grants: exactly one outcome",
+	.setup = cg_setup, .check = cg_check,
+};
+EX_SCENARIO(cancel_grant);
+
+/* ---- cancel_sync against a callback that queues its waiter again ---- */
+
+static void cs_cb(struct psem_async *a, int result)
+{
+	ex_assert(!cancel_done, "a callback ran after psem_cancel_async_sync() returned");
+	in_cb++;
+	calls++;
+	if (!result)
+		held++;		/* kept: a re-queue must wait */
+	if (rearm-- > 0 && !psem_acquire_async(sem, 1, a, cs_cb))
+		held++;
+	ex_yield("callback body");
+	in_cb--;
+}
+
+static void cs_canceller(void *arg)
+{
+	psem_cancel_async_sync(sem, &aw);
+	ex_assert(!in_cb, "psem_cancel_async_sync() returned with the callback running");
+	cancel_done = 1;
+}
+
+/* The waiters are queued by the setup: a release serves, or finds none. */
+static void cs_releaser(void *arg)
+{
+	psem_release(sem, 1);
+}
+
+static void cs_setup(void)
+{
+	sem = xs_psem(0);
+	rearm = 1;
+	if (psem_acquire_async(sem, 1, &aw, cs_cb) != -EINPROGRESS)
+		ex_fail("setup");
+	ex_spawn("canceller", cs_canceller, NULL);
+	ex_spawn("releaser", cs_releaser, NULL);
+	ex_spawn("releaser2", cs_releaser, NULL);
+}
+
+static void cs_check(void)
+{
+	/* Whatever was withdrawn or called back, every permit is counted. */
+	xs_conserved(sem, held, 2);
+	ex_assert(!xs_nr_waiters(sem), "a waiter left queued");
+	kfree(sem);
+}
+
+static const struct ex_scenario cancel_sync_rearm = {
+	.name = "async/cancel-sync-rearm",
+	.doc = "psem_cancel_async_sync() against a callback that queues again",
+	.setup = cs_setup, .check = cs_check,
+};
+EX_SCENARIO(cancel_sync_rearm);
+
+/* ---- the work cancel against a work that queues itself again -------- */
+
+static int in_work, works;
+
+static void wk_fn(struct work_struct *w)
+{
+	struct psem_async_work *a = container_of(w, struct psem_async_work, work);
+
+	ex_assert(!cancel_done, "the work ran after psem_cancel_async_work_sync() returned");
+	in_work++;
+	works++;
+	if (!a->result)
+		held++;
+	if (rearm-- > 0 && !psem_acquire_async_work(sem, 1, a, wk_fn))
+		held++;
+	ex_yield("work body");
+	in_work--;
+}
+
+static void wk_canceller(void *arg)
+{
+	psem_cancel_async_work_sync(sem, &aww);
+	ex_assert(!in_work, "psem_cancel_async_work_sync() returned with the work running");
+	cancel_done = 1;
+}
+
+static void wk_setup(void)
+{
+	sem = xs_psem(0);
+	rearm = 1;
+	if (psem_acquire_async_work(sem, 1, &aww, wk_fn) != -EINPROGRESS)
+		ex_fail("setup");
+	ex_spawn("canceller", wk_canceller, NULL);
+	ex_spawn("releaser", cs_releaser, NULL);
+	ex_spawn("releaser2", cs_releaser, NULL);
+}
+
+static const struct ex_scenario work_requeue = {
+	.name = "async/work-cancel-requeue",
+	.doc = "psem_cancel_async_work_sync() against a work that queues itself again",
+	.setup = wk_setup, .check = cs_check,
+};
+EX_SCENARIO(work_requeue);
+
+/* ---- a chain of callbacks that release into their psem iterates ----- */
+
+#define CHAIN	6
+static struct psem_async chain[CHAIN];
+
+static void ch_cb(struct psem_async *a, int result)
+{
+	ex_assert(!result, "result %d", result);
+	if (++depth > max_depth)
+		max_depth = depth;
+	calls++;
+	psem_release(sem, 1);	/* serves the next one: never from here */
+	depth--;
+}
+
+static void ch_releaser(void *arg)
+{
+	psem_release(sem, 1);
+}
+
+static void ch_setup(void)
+{
+	int i;
+
+	sem = xs_psem(0);
+	for (i = 0; i < CHAIN; i++)
+		if (psem_acquire_async(sem, 1, &chain[i], ch_cb) != -EINPROGRESS)
+			ex_fail("setup");
+	ex_spawn("releaser", ch_releaser, NULL);
+}
+
+static void ch_check(void)
+{
+	ex_assert(calls == CHAIN, "%d of %d called back", calls, CHAIN);
+	ex_assert(max_depth == 1, "callbacks nested %d deep", max_depth);
+	xs_conserved(sem, 0, 1);
+	kfree(sem);
+}
+
+static const struct ex_scenario chain_iterates = {
+	.name = "async/chain-iterates",
+	.doc = "six callbacks, each releasing into the psem, run one after another, never nested",
+	.setup = ch_setup, .check = ch_check,
+};
+EX_SCENARIO(chain_iterates);
+
+/* ---- cancels of what is not queued change nothing ------------------- */
+
+static void nq_cb(struct psem_async *a, int result)
+{
+	calls++;
+	if (!result)
+		held++;
+}
+
+static void nq_thread(void *arg)
+{
+	/* Granted at once: no callback, a cancel finds nothing. */
+	ex_assert(!psem_acquire_async(sem, 1, &aw, nq_cb), "not granted at once");
+	held++;
+	ex_assert(!psem_cancel_async(sem, &aw), "cancelled a wait never queued");
+	/* Queued, cancelled, cancelled again. */
+	ex_assert(psem_acquire_async(sem, 1, &aw, nq_cb) == -EINPROGRESS, "queue");
+	ex_assert(psem_cancel_async(sem, &aw), "first cancel");
+	ex_assert(!psem_cancel_async(sem, &aw), "second cancel");
+	ex_assert(!psem_cancel_async_sync(sem, &aw), "cancel_sync of nothing");
+	/* Called back, then cancelled. */
+	ex_assert(psem_acquire_async(sem, 1, &aw, nq_cb) == -EINPROGRESS, "queue");
+	psem_release(sem, 1);
+	held--;
+	ex_assert(!psem_cancel_async_sync(sem, &aw), "cancel after the callback");
+}
+
+static void nq_setup(void)
+{
+	sem = xs_psem(1);
+	ex_spawn("owner", nq_thread, NULL);
+}
+
+static void nq_check(void)
+{
+	ex_assert(calls == 1, "%d callbacks", calls);
+	xs_conserved(sem, held, 1);
+	kfree(sem);
+}
+
+static const struct ex_scenario not_queued = {
+	.name = "async/cancel-not-queued",
+	.doc = "cancels of a wait granted at once, cancelled, or called back change nothing",
+	.setup = nq_setup, .check = nq_check,
+};
+EX_SCENARIO(not_queued);
+
+/* ---- a served work waiter withdrawn while another callback runs ----- */
+
+static struct psem_async other;
+
+static void aw_other_cb(struct psem_async *a, int result)
+{
+	in_cb++;
+	ex_yield("other callback");
+	psem_release(sem, 1);
+	in_cb--;
+}
+
+static void aw_work(struct work_struct *w)
+{
+	works++;
+	if (!aww.result)
+		psem_release(sem, 1);
+}
+
+static void aw_canceller(void *arg)
+{
+	cancelled = psem_cancel_async_work_sync(sem, &aww);
+	ex_assert(cancelled ? !works : works == 1,
+		  "cancelled %d, the work ran %d times", cancelled, works);
+	cancel_done = 1;
+}
+
+static void aw_setup(void)
+{
+	sem = xs_psem(0);
+	if (psem_acquire_async(sem, 1, &other, aw_other_cb) != -EINPROGRESS ||
+	    psem_acquire_async_work(sem, 1, &aww, aw_work) != -EINPROGRESS)
+		ex_fail("setup");
+	ex_spawn("canceller", aw_canceller, NULL);
+	ex_spawn("releaser", cs_releaser, NULL);
+	ex_spawn("releaser2", cs_releaser, NULL);
+}
+
+static const struct ex_scenario work_withdraw = {
+	.name = "async/work-withdraw",
+	.doc = "a work waiter served while another callback runs, withdrawn, then free",
+	.setup = aw_setup, .check = cs_check,
+};
+EX_SCENARIO(work_withdraw);
