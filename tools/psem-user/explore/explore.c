@@ -41,13 +41,14 @@
 #include "explore_int.h"
 
 #ifdef __SANITIZE_ADDRESS__
+#include <dlfcn.h>
 #include <sanitizer/asan_interface.h>
 #define EX_ASAN 1
 #else
 #define EX_ASAN 0
 #endif
 
-#define EX_STACK	(256 * 1024)
+#define EX_STACK	(64 * 1024)
 
 enum { EX_NEW, EX_READY, EX_BLOCKED, EX_DONE };
 
@@ -153,7 +154,161 @@ unsigned long ex_warnings(void)
 	return ex_warn_count;
 }
 
+/*
+ * ---- happens-before ----------------------------------------------------
+ *
+ * The runtime is sequentially consistent, so a missing ACQUIRE or RELEASE
+ * changes no value any thread reads. What it changes is happens-before,
+ * which this tracks with vector clocks, as loom and ThreadSanitizer do:
+ * each thread (and the setup, as one more) has a clock; every atomic
+ * operation the code under test makes carries the order its name says
+ * (<linux/atomic.h>: _acquire, _release, _relaxed, none for a fully
+ * ordered value-returning RMW, relaxed for read, set and the void RMWs;
+ * smp_load_acquire(), smp_store_release()); a location's clock collects
+ * the releases into it (every RMW continues a release sequence, and a
+ * relaxed store is taken not to break one: both only add edges), and an
+ * acquire from it joins it. A failed cmpxchg counts with the order of a
+ * successful one: an edge too many, never one too few. Spinlocks, irq_work
+ * and work items add the kernel's edges; wake-ups, sleeps, signals and
+ * fences add none, as in the ThreadSanitizer build, so that the hand-off
+ * is psem's to order.
+ *
+ * A scenario checks what that buys with an ex_guard: the data a permit
+ * guards. ex_guard_read() fails the schedule unless the guard's last
+ * ex_guard_write() happens before it.
+ */
+#define EX_VC		(EX_MAX_THREADS + 1)	/* the last: the setup */
+#define EX_LOCS		1024
+
+struct ex_vc {
+	uint32_t	c[EX_VC];
+};
+
+static struct ex_vc ex_clock[EX_VC];
+static struct {
+	uintptr_t	addr;
+	struct ex_vc	vc;
+} ex_locs[EX_LOCS];
+
+enum { EX_ORD_NONE, EX_ORD_ACQ = 1, EX_ORD_REL = 2, EX_ORD_FULL = 3 };
+
+static int ex_self(void)
+{
+	return ex_cur ? ex_cur->id : EX_MAX_THREADS;
+}
+
+static struct ex_vc *ex_loc(uintptr_t a)
+{
+	unsigned int h = (unsigned int)((a * 0x9E3779B97F4A7C15ULL) >> 54), i;
+
+	for (i = 0; i < EX_LOCS; i++, h = (h + 1) % EX_LOCS) {
+		if (ex_locs[h].addr == a)
+			return &ex_locs[h].vc;
+		if (!ex_locs[h].addr) {
+			ex_locs[h].addr = a;
+			return &ex_locs[h].vc;
+		}
+	}
+	ex_fail("more than %d synchronising locations", EX_LOCS);
+	return NULL;
+}
+
+static void ex_join(struct ex_vc *to, const struct ex_vc *from)
+{
+	int i;
+
+	for (i = 0; i < EX_VC; i++)
+		if (from->c[i] > to->c[i])
+			to->c[i] = from->c[i];
+}
+
+/* The calling thread does an operation of order @ord on @addr. */
+static void ex_sync(const volatile void *addr, int ord)
+{
+	struct ex_vc *me = &ex_clock[ex_self()], *loc;
+
+	if (!ord || !addr)
+		return;
+	loc = ex_loc((uintptr_t)addr);
+	if (ord & EX_ORD_ACQ)
+		ex_join(me, loc);
+	if (ord & EX_ORD_REL) {
+		ex_join(loc, me);
+		me->c[ex_self()]++;	/* later writes are not covered */
+	}
+}
+
+static bool ex_ends(const char *op, size_t n, const char *sfx)
+{
+	size_t m = strlen(sfx);
+
+	return n >= m && !memcmp(op + n - m, sfx, m);
+}
+
+/* The order of an operation of the code under test, from its name. */
+static int ex_order(const char *op)
+{
+	size_t n = strlen(op);
+
+	if (ex_ends(op, n, "_acquire"))
+		return EX_ORD_ACQ;
+	if (ex_ends(op, n, "_release"))
+		return EX_ORD_REL;
+	if (ex_ends(op, n, "_relaxed"))
+		return EX_ORD_NONE;
+	if (!strcmp(op, "xchg") || !strcmp(op, "cmpxchg") ||
+	    !strcmp(op, "try_cmpxchg"))
+		return EX_ORD_FULL;	/* the scalar forms: unknown, so full */
+	if (strncmp(op, "atomic", 6))
+		return EX_ORD_NONE;	/* READ_ONCE() and the shim's own */
+	/* atomic*_: the value-returning RMWs without a suffix. */
+	if (strstr(op, "_return") || strstr(op, "_fetch_") ||
+	    strstr(op, "xchg"))
+		return EX_ORD_FULL;
+	return EX_ORD_NONE;	/* read, set, the void RMWs */
+}
+
+void ex_guard_write(struct ex_guard *g)
+{
+	int me = ex_self();
+
+	g->writer = me + 1;
+	g->epoch = ex_clock[me].c[me];
+}
+
+void ex_guard_read(struct ex_guard *g)
+{
+	int me = ex_self(), w = g->writer - 1;
+
+	if (g->writer && ex_clock[me].c[w] < g->epoch)
+		ex_fail("data race on %s: the write by %s does not happen before this read (an ACQUIRE or RELEASE too weak?)",
+			g->what ? g->what : "guarded data",
+			w == EX_MAX_THREADS ? "the setup" : ex_threads[w].name);
+}
+
 /* ---- switching ------------------------------------------------------ */
+
+/*
+ * ASan's interceptor of swapcontext() clears the shadow of the whole
+ * stack it switches to (a memset of EX_STACK / 8 bytes), at every switch,
+ * and warns once per process, which is once per schedule here: most of a
+ * schedule's time. The threads' stacks are never shared or reused while
+ * the child runs, and each switch is announced to ASan as a fiber switch,
+ * so the C library's own swapcontext() is called instead.
+ */
+static int (*ex_swapcontext)(ucontext_t *, const ucontext_t *) = swapcontext;
+
+static void ex_switch_init(void)
+{
+#if EX_ASAN
+	/* The C library's, not the next definition (ASan's interceptor). */
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	void *real = libc ? dlsym(libc, "swapcontext") : NULL;
+
+	if (real)
+		ex_swapcontext = (int (*)(ucontext_t *, const ucontext_t *))real;
+#endif
+}
 
 static void ex_to_thread(struct ex_thread *t)
 {
@@ -162,7 +317,7 @@ static void ex_to_thread(struct ex_thread *t)
 	ex_cur = t;
 	if (EX_ASAN)
 		__sanitizer_start_switch_fiber(&fake, t->stack, EX_STACK);
-	swapcontext(&ex_main_ctx, &t->ctx);
+	ex_swapcontext(&ex_main_ctx, &t->ctx);
 	if (EX_ASAN)
 		__sanitizer_finish_switch_fiber(fake, NULL, NULL);
 	ex_cur = NULL;
@@ -176,7 +331,7 @@ static void ex_to_main(bool dying)
 	if (EX_ASAN)
 		__sanitizer_start_switch_fiber(dying ? NULL : &t->fake_stack,
 					       ex_main_bottom, ex_main_size);
-	swapcontext(&t->ctx, &ex_main_ctx);
+	ex_swapcontext(&t->ctx, &ex_main_ctx);
 	if (EX_ASAN)
 		__sanitizer_finish_switch_fiber(t->fake_stack, NULL, NULL);
 }
@@ -210,9 +365,12 @@ static void ex_point_at(const char *op, uintptr_t pc, const volatile void *addr)
 noinline
 void psem_explore_point(const char *op, const volatile void *addr)
 {
-	if (!ex_cur)
-		return;
-	ex_point_at(op, (uintptr_t)__builtin_return_address(0), addr);
+	int ord = ex_order(op);
+
+	if (ex_cur)
+		ex_point_at(op, (uintptr_t)__builtin_return_address(0), addr);
+	/* Right before the operation: nothing runs in between. */
+	ex_sync(addr, ord);
 }
 
 /*
@@ -327,6 +485,7 @@ static int ex_add_thread(const char *name, void (*fn)(void *), void *arg,
 	t->service = service;
 	t->ctx_bits = ctx;
 	t->task = ex_new_task(name, t->id);
+	ex_clock[t->id].c[t->id] = 1;	/* its first epoch: unseen by others */
 	t->task->preempt_count = (int)ctx;
 	t->stack = malloc(EX_STACK);
 	if (!t->stack)
@@ -739,6 +898,7 @@ void psem_user_spin_lock(spinlock_t *lock)
 		ex_block("spin_lock (contended)", pc, ex_lock_free, lock, false);
 	lock->owner = t;
 	t->locks_held++;
+	ex_sync(lock, EX_ORD_ACQ);
 }
 
 int psem_user_spin_trylock(spinlock_t *lock)
@@ -752,6 +912,7 @@ int psem_user_spin_trylock(spinlock_t *lock)
 		return 0;
 	lock->owner = t;
 	t->locks_held++;
+	ex_sync(lock, EX_ORD_ACQ);
 	return 1;
 }
 
@@ -766,6 +927,7 @@ void psem_user_spin_unlock(spinlock_t *lock)
 	if (ex_cur)
 		ex_point_at("spin_unlock", (uintptr_t)__builtin_return_address(0),
 			    lock);
+	ex_sync(lock, EX_ORD_REL);
 	lock->owner = NULL;
 	t->locks_held--;
 }
@@ -896,7 +1058,9 @@ static void ex_kworker(void *arg)
 		w->pending = false;
 		ex_wq_running = w;
 		PSEM_USER_POINT("work run", w);
+		ex_sync(w, EX_ORD_ACQ);		/* what preceded queue_work() */
 		w->func(w);	/* may requeue or free w */
+		ex_sync((char *)w + 1, EX_ORD_REL);	/* for a flush */
 		ex_wq_running = NULL;
 	}
 }
@@ -904,6 +1068,7 @@ static void ex_kworker(void *arg)
 bool queue_work(struct workqueue_struct *wq, struct work_struct *work)
 {
 	PSEM_USER_POINT("queue_work", work);
+	ex_sync(work, EX_ORD_REL);
 	if (work->pending)
 		return false;
 	work->pending = true;
@@ -928,6 +1093,7 @@ bool flush_work(struct work_struct *work)
 	if (busy)
 		ex_block("flush_work", (uintptr_t)__builtin_return_address(0),
 			 ex_work_idle, work, false);
+	ex_sync((char *)work + 1, EX_ORD_ACQ);
 	return busy;
 }
 
@@ -950,6 +1116,7 @@ bool cancel_work_sync(struct work_struct *work)
 	if (ex_wq_running == work)
 		ex_block("cancel_work_sync", (uintptr_t)__builtin_return_address(0),
 			 ex_running_not, work, false);
+	ex_sync((char *)work + 1, EX_ORD_ACQ);
 	return was_pending;
 }
 
@@ -981,9 +1148,11 @@ static void ex_irq_thread(void *arg)
 		w->pending = false;
 		w->busy = true;
 		PSEM_USER_POINT("irq_work run", w);
+		ex_sync(w, EX_ORD_ACQ);
 		psem_user_set_context(HARDIRQ_OFFSET);
 		w->func(w);	/* may requeue w */
 		psem_user_set_context(0);
+		ex_sync((char *)w + 1, EX_ORD_REL);
 		/* The kernel's irq_work_single() clears BUSY after the call. */
 		PSEM_USER_POINT("irq_work done", w);
 		w->busy = false;
@@ -993,6 +1162,7 @@ static void ex_irq_thread(void *arg)
 bool irq_work_queue(struct irq_work *work)
 {
 	PSEM_USER_POINT("irq_work_queue", work);
+	ex_sync(work, EX_ORD_REL);
 	if (work->pending)
 		return false;
 	work->pending = true;
@@ -1014,6 +1184,7 @@ void irq_work_sync(struct irq_work *work)
 	if (!ex_irq_idle(work))
 		ex_block("irq_work_sync", (uintptr_t)__builtin_return_address(0),
 			 ex_irq_idle, work, false);
+	ex_sync((char *)work + 1, EX_ORD_ACQ);
 }
 
 bool irq_work_pending(struct irq_work *work)
@@ -1037,6 +1208,8 @@ struct task_struct *psem_user_irq_work_task(void)
 
 void ex_execute(const struct ex_scenario *sc)
 {
+	ex_switch_init();
+	ex_clock[EX_MAX_THREADS].c[EX_MAX_THREADS] = 1;
 	ex_sc = sc;
 	ex_rec->nsteps = 0;
 	ex_rec->failed = 0;
@@ -1054,6 +1227,9 @@ void ex_execute(const struct ex_scenario *sc)
 	ex_threads[0].pred_arg = &ex_irq_list;
 	ex_threads[1].pred_arg = &ex_wq_list;
 	sc->setup();
+	/* The threads start once the setup is done: after all of it. */
+	for (int i = 0; i < ex_nthreads; i++)
+		ex_join(&ex_clock[i], &ex_clock[EX_MAX_THREADS]);
 	ex_where = "the scheduler";
 	ex_schedule();
 	ex_where = "the check";

@@ -30,6 +30,7 @@ struct ex_scenario {
 	void		(*check)(void);
 	int		bound;		/* preemption bound; 0: the default */
 	int		pct;		/* > 0: that many PCT runs instead */
+	unsigned long	max;		/* > 0: schedules at most, at its bound */
 	unsigned int	warnings;	/* warnings the scenario expects */
 };
 
@@ -72,5 +73,22 @@ void ex_wait_until(bool (*cond)(void *), void *arg);
 void ex_yield(const char *what);
 /* Warnings counted so far (WARN, lockdep assertions, sleeps in atomic). */
 unsigned long ex_warnings(void);
+
+/*
+ * Data that a permit guards, checked for happens-before (explore.c tracks
+ * it with vector clocks from the orders psem's atomics name): a holder
+ * calls ex_guard_read() once it holds, ex_guard_write() before it lets go.
+ * The read fails the schedule unless the last write happens before it,
+ * which is what a missing ACQUIRE or RELEASE breaks, although the
+ * explorer, one thread at a time, reads the same values either way.
+ */
+struct ex_guard {
+	const char	*what;		/* for the report */
+	int		writer;		/* thread + 1 of the last write; 0: none */
+	unsigned int	epoch;		/* its clock then */
+};
+
+void ex_guard_write(struct ex_guard *g);
+void ex_guard_read(struct ex_guard *g);
 
 #endif /* _PSEM_EXPLORE_H */

@@ -8,13 +8,17 @@
  * on, a timeout fired or an interrupt delivered while it could). Scenarios
  * that ask for it get PCT runs (depth 3) with fixed seeds instead.
  *
- *   psem-explore [-v] [-f] [-b BOUND] [-m MAX] [GLOB...]
+ *   psem-explore [-v] [-f] [-b BOUND] [-m MAX] [-j JOBS] [GLOB...]
  *   psem-explore -l
  *   psem-explore -r TOKEN
  *
  *   GLOB       scenarios whose name matches (fnmatch); all by default
- *   -b BOUND   preemption bound (default 2, or EXPLORE_BOUND)
- *   -m MAX     schedules per scenario at most (default 200000)
+ *   -b BOUND   preemption bound for every scenario (default 2, or
+ *              EXPLORE_BOUND; without either, a scenario's own .bound)
+ *   -m MAX     schedules per scenario at most (default 200000; a
+ *              scenario's own .max, lower, applies at its own bound)
+ *   -j JOBS    run that many scenarios at a time, in worker processes;
+ *              each scenario's lines are printed together, in order
  *   -f         find mode: each scenario is expected to fail; report the
  *              schedules explored until it did (for mutants, old sources)
  *   -r TOKEN   replay one schedule, printed by a failure, and show it
@@ -42,6 +46,7 @@ extern const struct ex_scenario *const __stop_ex_scenarios[];
 
 static int opt_bound = 2, opt_find, opt_verbose;
 static unsigned long opt_max = 200000;
+static unsigned long scen_max;	/* the cap of the scenario running */
 
 /* What the parent keeps of one step: the choices tried there so far. */
 struct ex_node {
@@ -378,7 +383,7 @@ static int explore_bounded(const struct ex_scenario *sc, int bound,
 		}
 		if (!depth)
 			return 0;
-		if (*schedules >= opt_max) {
+		if (*schedules >= scen_max) {
 			*capped = true;
 			return 0;
 		}
@@ -452,11 +457,137 @@ static int replay(const char *tok)
 	return 1;
 }
 
+/* What one scenario's exploration came to. */
+struct ex_result {
+	unsigned long	schedules;
+	int		bound;
+	int		bad;
+	int		capped;
+	double		secs;
+};
+
+static int opt_bound_given;
+
+/* Explores @sc and prints its lines; the figures go to @res. */
+static void run_scenario(const struct ex_scenario *sc, struct ex_result *res)
+{
+	const char *env = getenv("EXPLORE_BOUND");
+	int bound = sc->bound ? sc->bound : opt_bound;
+	unsigned long n = 0, max = opt_max;
+	bool capped = false;
+	double t = now();
+	int bad;
+
+	/* EXPLORE_BOUND or -b: every bounded scenario that deep, uncapped. */
+	if ((opt_bound_given || (env && *env)) && !sc->pct)
+		bound = opt_bound;
+	else if (sc->max && sc->max < max)
+		max = sc->max;
+	memset(addrs, 0, sizeof(addrs));
+	scen_max = max;
+	bad = sc->pct ? explore_pct(sc, &n)
+		      : explore_bounded(sc, bound, &n, &capped);
+	res->schedules = n;
+	res->bound = bound;
+	res->bad = bad;
+	res->capped = capped;
+	res->secs = now() - t;
+	if (bad) {
+		report(sc, n);
+		if (opt_find)
+			printf("explore: %s: found after %lu schedule(s) (%s %d)\n",
+			       sc->name, n, sc->pct ? "PCT runs, depth" : "bound",
+			       sc->pct ? EX_PCT_DEPTH : bound);
+		return;
+	}
+	if (opt_find) {
+		printf("explore: %s: NOT found in %lu schedule(s)\n", sc->name, n);
+		return;
+	}
+	if (capped)
+		printf("explore: %s: %lu schedules, capped (bound %d not exhausted), %.1f s\n",
+		       sc->name, n, bound, res->secs);
+	else if (opt_verbose)
+		printf("explore: %s: %lu schedules (%s %d), %.1f s\n",
+		       sc->name, n, sc->pct ? "PCT, depth" : "all, bound",
+		       sc->pct ? EX_PCT_DEPTH : bound, res->secs);
+}
+
+/*
+ * -j JOBS: JOBS worker processes take the scenarios from a shared counter,
+ * each scenario's output going to a file of its own, which the parent
+ * prints in the scenarios' order once all are done.
+ */
+static void run_parallel(const struct ex_scenario **sel, int nsel,
+			 struct ex_result *res, int jobs)
+{
+	int *next = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	FILE **out = calloc(nsel, sizeof(*out));
+	char buf[4096];
+	int i, j;
+
+	if (next == MAP_FAILED || !out) {
+		perror("psem-explore");
+		exit(2);
+	}
+	*next = 0;
+	for (i = 0; i < nsel; i++) {
+		out[i] = tmpfile();
+		if (!out[i]) {
+			perror("psem-explore: tmpfile");
+			exit(2);
+		}
+	}
+	fflush(stdout);
+	fflush(stderr);
+	for (j = 0; j < jobs; j++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("psem-explore: fork");
+			exit(2);
+		}
+		if (pid)
+			continue;
+		/* A worker: a record of its own for its children. */
+		ex_rec = mmap(NULL, sizeof(*ex_rec), PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (ex_rec == MAP_FAILED)
+			_exit(2);
+		while ((i = __atomic_fetch_add(next, 1, __ATOMIC_RELAXED)) < nsel) {
+			dup2(fileno(out[i]), 1);
+			dup2(fileno(out[i]), 2);
+			run_scenario(sel[i], &res[i]);
+			fflush(stdout);
+			fflush(stderr);
+		}
+		_exit(0);
+	}
+	for (j = 0; j < jobs; j++) {
+		int status;
+
+		while (wait(&status) < 0 && errno == EINTR)
+			;
+	}
+	for (i = 0; i < nsel; i++) {
+		size_t len;
+
+		rewind(out[i]);
+		while ((len = fread(buf, 1, sizeof(buf), out[i])) > 0)
+			fwrite(buf, 1, len, stdout);
+		fclose(out[i]);
+	}
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	const struct ex_scenario *const *p;
+	const struct ex_scenario **sel;
+	struct ex_result *res;
 	unsigned long total = 0;
-	int opt, nsc = 0, nfail = 0, i;
+	int opt, nsc = 0, nfail = 0, ncapped = 0, jobs = 1, i;
 	const char *env = getenv("EXPLORE_BOUND");
 	double t0 = now();
 
@@ -466,7 +597,7 @@ int main(int argc, char **argv)
 		return 2;
 	if (env && *env)
 		opt_bound = atoi(env);
-	while ((opt = getopt(argc, argv, "lvfb:m:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "lvfb:m:r:j:")) != -1) {
 		switch (opt) {
 		case 'l':
 			for (p = __start_ex_scenarios; p < __stop_ex_scenarios; p++)
@@ -480,68 +611,62 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			opt_bound = atoi(optarg);
+			opt_bound_given = 1;
 			break;
 		case 'm':
 			opt_max = strtoul(optarg, NULL, 0);
 			break;
+		case 'j':
+			jobs = atoi(optarg);
+			break;
 		case 'r':
 			return replay(optarg);
 		default:
-			fprintf(stderr, "usage: psem-explore [-lvf] [-b BOUND] [-m MAX] [-r TOKEN] [GLOB...]\n");
+			fprintf(stderr, "usage: psem-explore [-lvf] [-b BOUND] [-m MAX] [-j JOBS] [-r TOKEN] [GLOB...]\n");
 			return 2;
 		}
 	}
+	/* The scenarios that match, in the order the linker gave them. */
+	sel = calloc(__stop_ex_scenarios - __start_ex_scenarios + 1,
+		     sizeof(*sel));
 	for (p = __start_ex_scenarios; p < __stop_ex_scenarios; p++) {
-		const struct ex_scenario *sc = *p;
-		int bound = sc->bound ? sc->bound : opt_bound;
-		unsigned long n = 0;
-		bool capped = false, match = optind >= argc;
-		double t = now();
-		int bad;
+		bool match = optind >= argc;
 
 		for (i = optind; i < argc && !match; i++)
-			match = !fnmatch(argv[i], sc->name, 0);
-		if (!match)
-			continue;
-		if (env && *env && !sc->pct)
-			bound = opt_bound;
-		nsc++;
-		memset(addrs, 0, sizeof(addrs));
-		bad = sc->pct ? explore_pct(sc, &n)
-			      : explore_bounded(sc, bound, &n, &capped);
-		total += n;
-		if (bad) {
-			report(sc, n);
-			if (opt_find)
-				printf("explore: %s: found after %lu schedule(s) (%s %d)\n",
-				       sc->name, n, sc->pct ? "PCT runs, depth" : "bound",
-				       sc->pct ? EX_PCT_DEPTH : bound);
-			nfail++;
-			continue;
-		}
-		if (opt_find) {
-			printf("explore: %s: NOT found in %lu schedule(s)\n",
-			       sc->name, n);
-			continue;
-		}
-		if (capped)
-			printf("explore: %s: %lu schedules, capped (bound %d not exhausted)\n",
-			       sc->name, n, bound);
-		else if (opt_verbose)
-			printf("explore: %s: %lu schedules (%s %d), %.1f s\n",
-			       sc->name, n, sc->pct ? "PCT, depth" : "all, bound",
-			       sc->pct ? EX_PCT_DEPTH : bound, now() - t);
+			match = !fnmatch(argv[i], (*p)->name, 0);
+		if (match)
+			sel[nsc++] = *p;
 	}
 	if (!nsc) {
 		fprintf(stderr, "psem-explore: no scenario matches\n");
 		return 2;
 	}
+	res = mmap(NULL, nsc * sizeof(*res), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (res == MAP_FAILED)
+		return 2;
+	memset(res, 0, nsc * sizeof(*res));
+	if (jobs > 1 && nsc > 1)
+		run_parallel(sel, nsc, res, jobs < nsc ? jobs : nsc);
+	else
+		for (i = 0; i < nsc; i++)
+			run_scenario(sel[i], &res[i]);
+	for (i = 0; i < nsc; i++) {
+		total += res[i].schedules;
+		nfail += res[i].bad;
+		ncapped += res[i].capped;
+	}
 	if (opt_find)
 		printf("explore: %d scenarios, %lu schedules, %d found, %d not found (%.0f s)\n",
 		       nsc, total, nfail, nsc - nfail, now() - t0);
 	else
+	{
+		if (ncapped)
+			printf("explore: %d scenario(s) capped before their bound was exhausted\n",
+			       ncapped);
 		printf("explore: %d scenarios, %lu schedules, %d failures (%.0f s)\n",
 		       nsc, total, nfail, now() - t0);
+	}
 	if (opt_find)
 		return nfail == nsc ? 0 : 1;
 	return nfail ? 1 : 0;

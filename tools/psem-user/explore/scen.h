@@ -51,4 +51,34 @@ do {									\
 int psem_user_set_context(int bits);
 void psem_user_signal(struct task_struct *t, bool fatal);
 
+/*
+ * The calls whose form changed between the sources the scenarios run on
+ * (scripts/check-explore.sh --old REV builds them against older kmod/
+ * trees), each in one place:
+ *
+ * xs_acquire_async_work() queues a work waiter. Where kmod/psem.h has
+ * psem_init_async_work(), the work is initialised once, by its owner (the
+ * first call for @aww, or one with another @fn), and
+ * psem_acquire_async_work() takes no function; before it, each call gave
+ * the function and the acquire initialised the work itself.
+ */
+int xs_acquire_async_work(struct psem *sem, long n,
+			  struct psem_async_work *aww, work_func_t fn);
+/*
+ * psem_cancel_async_work_sync(), or, on sources without it, the protocol
+ * they documented: psem_cancel_async(), then cancel_work_sync() and
+ * flush_work() if that found the wait completed.
+ */
+bool xs_cancel_async_work_sync(struct psem *sem, struct psem_async_work *aww);
+/* psem_sync() where the sources have it; nothing before it existed. */
+void xs_sync(struct psem *sem);
+/*
+ * Refusals psem counted (its psem_refusals counter). A scenario that
+ * expects one sets psem_quiet_warnings and checks the count, so that it
+ * holds whether the refusal warns with WARN() (counted by ex_warnings())
+ * or with one pr_warn() line, as refusals in NMI and hard IRQ do on
+ * newer sources.
+ */
+long xs_refusals(void);
+
 #endif /* _PSEM_EXPLORE_SCEN_H */

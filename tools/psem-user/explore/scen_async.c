@@ -134,7 +134,7 @@ static void wk_fn(struct work_struct *w)
 	works++;
 	if (!a->result)
 		held++;
-	if (rearm-- > 0 && !psem_acquire_async_work(sem, 1, a, wk_fn))
+	if (rearm-- > 0 && !xs_acquire_async_work(sem, 1, a, wk_fn))
 		held++;
 	ex_yield("work body");
 	in_work--;
@@ -142,7 +142,7 @@ static void wk_fn(struct work_struct *w)
 
 static void wk_canceller(void *arg)
 {
-	psem_cancel_async_work_sync(sem, &aww);
+	xs_cancel_async_work_sync(sem, &aww);
 	ex_assert(!in_work, "psem_cancel_async_work_sync() returned with the work running");
 	cancel_done = 1;
 }
@@ -151,7 +151,7 @@ static void wk_setup(void)
 {
 	sem = xs_psem(0);
 	rearm = 1;
-	if (psem_acquire_async_work(sem, 1, &aww, wk_fn) != -EINPROGRESS)
+	if (xs_acquire_async_work(sem, 1, &aww, wk_fn) != -EINPROGRESS)
 		ex_fail("setup");
 	ex_spawn("canceller", wk_canceller, NULL);
 	ex_spawn("releaser", cs_releaser, NULL);
@@ -279,7 +279,7 @@ static void aw_work(struct work_struct *w)
 
 static void aw_canceller(void *arg)
 {
-	cancelled = psem_cancel_async_work_sync(sem, &aww);
+	cancelled = xs_cancel_async_work_sync(sem, &aww);
 	ex_assert(cancelled ? !works : works == 1,
 		  "cancelled %d, the work ran %d times", cancelled, works);
 	cancel_done = 1;
@@ -289,7 +289,7 @@ static void aw_setup(void)
 {
 	sem = xs_psem(0);
 	if (psem_acquire_async(sem, 1, &other, aw_other_cb) != -EINPROGRESS ||
-	    psem_acquire_async_work(sem, 1, &aww, aw_work) != -EINPROGRESS)
+	    xs_acquire_async_work(sem, 1, &aww, aw_work) != -EINPROGRESS)
 		ex_fail("setup");
 	ex_spawn("canceller", aw_canceller, NULL);
 	ex_spawn("releaser", cs_releaser, NULL);
@@ -302,3 +302,127 @@ static const struct ex_scenario work_withdraw = {
 	.setup = aw_setup, .check = cs_check,
 };
 EX_SCENARIO(work_withdraw);
+
+/*
+ * ---- cancel_sync against a second callback of a re-queued waiter -----
+ *
+ * The callback queues its waiter again and returns; the canceller, which
+ * was waiting for that callback, finds it returned and the waiter queued;
+ * then a release serves the waiter and a second callback starts. The
+ * canceller must withdraw the re-queued wait, or wait for the second
+ * callback: it may not return while that one runs.
+ */
+static int sc_rearmed;
+
+static void sc_cb(struct psem_async *a, int result)
+{
+	ex_assert(!cancel_done, "a callback ran after psem_cancel_async_sync() returned");
+	in_cb++;
+	calls++;
+	if (!result)
+		held++;
+	/* Steps aside: the canceller, waiting for a callback, comes in here. */
+	ex_yield("callback body");
+	if (calls == 1) {
+		if (!psem_acquire_async(sem, 1, a, sc_cb))
+			held++;
+		sc_rearmed = 1;
+	}
+	in_cb--;
+}
+
+static bool sc_called(void *arg)
+{
+	return calls > 0;
+}
+
+static void sc_canceller(void *arg)
+{
+	ex_wait_until(sc_called, NULL);
+	cancelled = psem_cancel_async_sync(sem, &aw);
+	ex_assert(!in_cb, "psem_cancel_async_sync() returned with a callback running");
+	cancel_done = 1;
+}
+
+static bool sc_requeued(void *arg)
+{
+	return sc_rearmed;
+}
+
+static void sc_releaser2(void *arg)
+{
+	ex_wait_until(sc_requeued, NULL);
+	psem_release(sem, 1);
+}
+
+static void sc_setup(void)
+{
+	sem = xs_psem(0);
+	if (psem_acquire_async(sem, 1, &aw, sc_cb) != -EINPROGRESS)
+		ex_fail("setup");
+	ex_spawn("releaser", cs_releaser, NULL);	/* 2: serves the first wait */
+	ex_spawn("canceller", sc_canceller, NULL);	/* 3 */
+	ex_spawn("releaser2", sc_releaser2, NULL);	/* 4: serves the re-queued one */
+}
+
+static const struct ex_scenario cancel_sync_second = {
+	.name = "async/cancel-sync-second-callback",
+	.doc = "psem_cancel_async_sync() while a re-queued waiter is served again and called back a second time",
+	.setup = sc_setup, .check = cs_check,
+};
+EX_SCENARIO(cancel_sync_second);
+
+/* ---- a second cancel of a wait that holds a partial grant ----------- */
+
+static int dc_second;
+
+static void dc_cb(struct psem_async *a, int result)
+{
+	calls++;
+	results[0] = result;
+	if (!result)
+		held += 3;
+}
+
+static void dc_canceller(void *arg)
+{
+	cancelled = psem_cancel_async(sem, &aw);
+	/* Cancelled or called back: either way, nothing is queued now. */
+	dc_second = psem_cancel_async(sem, &aw);
+}
+
+static void dc_releaser(void *arg)
+{
+	psem_release(sem, 3);
+	held -= 3;
+}
+
+static void dc_setup(void)
+{
+	sem = xs_psem_cap(4, 3);
+	held = 3;
+	/* Takes the 1 there is, waits for 2. */
+	if (psem_acquire_async(sem, 3, &aw, dc_cb) != -EINPROGRESS)
+		ex_fail("setup");
+	ex_spawn("canceller", dc_canceller, NULL);
+	ex_spawn("releaser", dc_releaser, NULL);
+}
+
+static void dc_check(void)
+{
+	ex_assert(cancelled + calls == 1, "cancelled %d, called back %d",
+		  cancelled, calls);
+	ex_assert(!calls || !results[0], "result %d", results[0]);
+	ex_assert(!dc_second, "the second cancel returned true");
+	/* The partial grant went back once, not twice. */
+	xs_conserved(sem, held, 4);
+	ex_assert(!xs_nr_waiters(sem), "a waiter left queued");
+	kfree(sem);
+}
+
+static const struct ex_scenario double_cancel = {
+	.name = "async/double-cancel-partial",
+	.doc = "two cancels of a wait for 3 that holds 1, against the release that completes it",
+	.setup = dc_setup, .check = dc_check,
+};
+EX_SCENARIO(double_cancel);

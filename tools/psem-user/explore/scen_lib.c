@@ -1,10 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The scenarios' shared helpers: scen.h. */
+#include <linux/atomic.h>
 #include <linux/list.h>
+#include <linux/workqueue.h>
 
 #include "scen.h"
 
 struct psem *xs_sem;
+
+/* Weak: older sources have no psem_sync(). */
+void psem_sync(struct psem *sem) __attribute__((weak));
+extern atomic64_t psem_refusals;
+
+int xs_acquire_async_work(struct psem *sem, long n,
+			  struct psem_async_work *aww, work_func_t fn)
+{
+#ifdef psem_init_async_work
+	/* Once per owner and function: never while the work may run. */
+	if (aww->work.func != fn)
+		psem_init_async_work(aww, fn);
+	return psem_acquire_async_work(sem, n, aww);
+#else
+	return psem_acquire_async_work(sem, n, aww, fn);
+#endif
+}
+
+bool xs_cancel_async_work_sync(struct psem *sem, struct psem_async_work *aww)
+{
+#ifdef PSEM_HAVE_CANCEL_ASYNC_WORK_SYNC
+	return psem_cancel_async_work_sync(sem, aww);
+#else
+	if (psem_cancel_async(sem, &aww->aw))
+		return true;
+	cancel_work_sync(&aww->work);
+	flush_work(&aww->work);
+	return false;
+#endif
+}
+
+void xs_sync(struct psem *sem)
+{
+	if (psem_sync)
+		psem_sync(sem);
+}
+
+long xs_refusals(void)
+{
+	return (long)atomic64_read(&psem_refusals);
+}
 
 struct psem *xs_psem(long permits)
 {
