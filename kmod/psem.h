@@ -67,6 +67,8 @@ struct psem_async;
  * @leaving: waiters that were served while on their way to cancel their
  *         wait (a signal, a timeout), which still take @wq.lock once.
  *         Protected by @wq.lock.
+ * @parking: releases between their first touch of @parked and the return
+ *         of their irq_work_queue(), which psem_sync() waits out
  * @parked: permits released where @wq.lock may not be taken (NMI, a
  *         hard-only IRQ), which @defer hands over
  * @defer: the irq_work that hands @parked over through the locked path,
@@ -83,6 +85,7 @@ struct psem {
 	struct list_head	*calls;
 	struct psem_async	*calling;
 	unsigned int		leaving;
+	atomic_t		parking;
 	atomic_long_t		parked;
 	struct irq_work		defer;
 	bool			capped;
@@ -168,6 +171,7 @@ void __psem_defer_fn(struct irq_work *work);
 	.calls		= NULL,						\
 	.calling	= NULL,						\
 	.leaving	= 0,						\
+	.parking	= ATOMIC_INIT(0),				\
 	.parked		= ATOMIC_LONG_INIT(0),				\
 	.defer		= IRQ_WORK_INIT(__psem_defer_fn),		\
 	.capped		= is_capped,					\
@@ -275,15 +279,34 @@ bool psem_cancel_async_sync(struct psem *sem, struct psem_async *aw);
  * @work:   queued on system_wq when the wait completes; its function reads
  *          @result and, when it is 0, holds the permits
  * @result: as for &psem_async_fn
+ * @queued: how many times a completed wait queued @work (private: for
+ *          psem_cancel_async_work_sync(); in what was padding)
  */
 struct psem_async_work {
 	struct psem_async	aw;
 	struct work_struct	work;
 	int			result;
+	unsigned int		queued;
 };
 
+/**
+ * psem_init_async_work - prepare a work waiter, once
+ * @aww: the waiter
+ * @fn:  its work function
+ *
+ * INIT_WORK() of @aww->work, once, before the first
+ * psem_acquire_async_work(), as INIT_WORK() is for any work item: never
+ * again while the work may be queued or running. A macro, so that lockdep
+ * keys each call site's work as INIT_WORK() does.
+ */
+#define psem_init_async_work(aww, fn)					\
+do {									\
+	INIT_WORK(&(aww)->work, (fn));					\
+	(aww)->queued = 0;						\
+} while (0)
+
 int psem_acquire_async_work(struct psem *sem, long n,
-			    struct psem_async_work *aww, work_func_t fn);
+			    struct psem_async_work *aww);
 bool psem_cancel_async_work_sync(struct psem *sem, struct psem_async_work *aww);
 /* For consumers that build against psem versions without it. */
 #define PSEM_HAVE_CANCEL_ASYNC_WORK_SYNC 1

@@ -112,21 +112,40 @@ bool psem_cancel_async(struct psem *sem, struct psem_async *aw)
 }
 EXPORT_SYMBOL_PSEM(psem_cancel_async);
 
-/*
- * Under the queue lock: whether a callback for @aw is due (it was served
- * and waits on a calling-back path's list) or running now.
- */
-static bool psem_async_busy(struct psem *sem, struct psem_async *aw)
+/* Where an asynchronous waiter stands, for psem_cancel_async_sync(). */
+enum psem_async_stand {
+	PSEM_ASYNC_IDLE,	/* not queued, and no callback of it runs */
+	PSEM_ASYNC_QUEUED,	/* queued again (by its callback) */
+	PSEM_ASYNC_BUSY,	/* its callback is due or running */
+};
+
+/* Under the queue lock, where its state and &psem.calling change. */
+static enum psem_async_stand psem_async_stand_locked(struct psem *sem,
+						     struct psem_async *aw)
 {
-	bool busy;
+	int state = atomic_read(&aw->w.state);	/* under the lock */
+
+	lockdep_assert_held(&sem->wq.lock);
+	/* ACQUIRE: pairs with the RELEASE in psem_call_back(). */
+	if (state == PSEM_W_SERVED || smp_load_acquire(&sem->calling) == aw)
+		return PSEM_ASYNC_BUSY;
+	return state == PSEM_W_IDLE ? PSEM_ASYNC_IDLE : PSEM_ASYNC_QUEUED;
+}
+
+/*
+ * Where @aw stands, read in one hold of the queue lock: a second read
+ * after the unlock could find a second callback started meanwhile (IDLE
+ * again, and calling).
+ */
+static enum psem_async_stand psem_async_stand(struct psem *sem,
+					      struct psem_async *aw)
+{
+	enum psem_async_stand stand;
 
 	spin_lock_irq(&sem->wq.lock);
-	/* The state under the lock, where it changes. */
-	busy = atomic_read(&aw->w.state) == PSEM_W_SERVED ||
-	       /* ACQUIRE: pairs with the RELEASE in psem_call_back(). */
-	       smp_load_acquire(&sem->calling) == aw;
+	stand = psem_async_stand_locked(sem, aw);
 	spin_unlock_irq(&sem->wq.lock);
-	return busy;
+	return stand;
 }
 
 /**
@@ -149,18 +168,21 @@ static bool psem_async_busy(struct psem *sem, struct psem_async *aw)
  */
 bool psem_cancel_async_sync(struct psem *sem, struct psem_async *aw)
 {
+	enum psem_async_stand stand;
 	bool cancelled;
 
 	might_sleep();
 	do {
 		cancelled = psem_cancel_async(sem, aw);
-		/* psem_call_back() wakes &sem->leaving after each callback. */
-		wait_var_event(&sem->leaving, !psem_async_busy(sem, aw));
 		/*
-		 * Relaxed: a callback that has returned (the ACQUIRE above)
-		 * queued @aw again, or a release has just served it.
+		 * psem_call_back() wakes &sem->leaving after each callback.
+		 * Decided in one hold of the lock: not busy, and either idle
+		 * for good or queued again by the callback that returned.
 		 */
-	} while (atomic_read(&aw->w.state) != PSEM_W_IDLE);
+		wait_var_event(&sem->leaving,
+			       (stand = psem_async_stand(sem, aw)) !=
+			       PSEM_ASYNC_BUSY);
+	} while (stand == PSEM_ASYNC_QUEUED);
 	return cancelled;
 }
 EXPORT_SYMBOL_PSEM(psem_cancel_async_sync);
@@ -170,6 +192,12 @@ static void psem_async_queue_work(struct psem_async *aw, int result)
 	struct psem_async_work *aww = container_of(aw, struct psem_async_work, aw);
 
 	aww->result = result;
+	/*
+	 * Counted before the work is queued: after it the work may free
+	 * @aww. Unordered of its own: &psem.calling's RELEASE, once this
+	 * callback returns, orders it for psem_async_work_idle().
+	 */
+	WRITE_ONCE(aww->queued, aww->queued + 1);
 	queue_work(system_wq, &aww->work);
 }
 
@@ -177,25 +205,43 @@ static void psem_async_queue_work(struct psem_async *aw, int result)
  * psem_acquire_async_work - an asynchronous acquire completed in process context
  * @sem: the semaphore
  * @n:   permits to take, 0..PSEM_MAX_PERMITS
- * @aww: the waiter and its work item, owned by the caller
- * @fn:  the work function; it finds the outcome in @aww->result
+ * @aww: the waiter and its work item, owned by the caller, prepared once
+ *       with psem_init_async_work()
  *
  * As psem_acquire_async(), but a queued wait completes by queueing
- * @aww->work on system_wq, so that @fn runs in process context and may
- * sleep. To withdraw it, call psem_cancel_async_work_sync(): a
- * psem_cancel_async() that returns false does not mean that the work has
- * been queued yet (the callback that queues it may still be due).
+ * @aww->work on system_wq, so that its function runs in process context
+ * and may sleep; it may call this again for @aww. The work item is never
+ * initialised here: it may still be running. To withdraw the wait, call
+ * psem_cancel_async_work_sync(): a psem_cancel_async() that returns false
+ * does not mean that the work has been queued yet (the callback that
+ * queues it may still be due).
  *
  * Return: as psem_acquire_async(); on 0 the permits are held at once and
- * @fn is not queued.
+ * the work is not queued.
  */
 int psem_acquire_async_work(struct psem *sem, long n,
-			    struct psem_async_work *aww, work_func_t fn)
+			    struct psem_async_work *aww)
 {
-	INIT_WORK(&aww->work, fn);
 	return psem_acquire_async(sem, n, &aww->aw, psem_async_queue_work);
 }
 EXPORT_SYMBOL_PSEM(psem_acquire_async_work);
+
+/*
+ * Whether @aww is idle for good: not queued, no callback of it due or
+ * running, and no callback queued its work since @queued was read.
+ */
+static bool psem_async_work_idle(struct psem *sem,
+				 struct psem_async_work *aww,
+				 unsigned int queued)
+{
+	bool idle;
+
+	spin_lock_irq(&sem->wq.lock);
+	idle = psem_async_stand_locked(sem, &aww->aw) == PSEM_ASYNC_IDLE &&
+	       READ_ONCE(aww->queued) == queued;	/* see above */
+	spin_unlock_irq(&sem->wq.lock);
+	return idle;
+}
 
 /**
  * psem_cancel_async_work_sync - withdraw a work waiter, or wait for its work
@@ -204,20 +250,34 @@ EXPORT_SYMBOL_PSEM(psem_acquire_async_work);
  *
  * Withdraws the wait if it is still queued; otherwise waits until the
  * callback that queues @aww->work has returned, then until the work has
- * run (flush_work()). After it neither psem nor the work uses @aww: the
- * caller may free it. Process context; sleeps; not from the work itself.
+ * run (flush_work()). Waits as well for a run of the work that is under
+ * way, and when that run queued @aww again, withdraws that wait too, and
+ * so on: after it neither psem nor the work uses @aww, and the caller may
+ * free it. A work that always queues @aww again must be told to stop by
+ * its owner first. Process context; sleeps; not from the work itself.
  *
- * Return: true if the wait was withdrawn (holding nothing; the work will
- * not run for it); false if it completed and its work has run (it found
- * the outcome in @aww->result), or if psem_acquire_async_work() granted
- * it at once (returned 0: the work never runs, the caller holds the
- * permits).
+ * Return: true if the last wait was withdrawn (holding nothing; the work
+ * will not run for it); false if it completed and its work has run (it
+ * found the outcome in @aww->result), or if @aww was not queued (e.g.
+ * psem_acquire_async_work() granted it at once and returned 0: the work
+ * never runs, the caller holds the permits).
  */
 bool psem_cancel_async_work_sync(struct psem *sem, struct psem_async_work *aww)
 {
-	if (psem_cancel_async_sync(sem, &aww->aw))
-		return true;
-	flush_work(&aww->work);
-	return false;
+	unsigned int queued;
+	bool cancelled;
+
+	do {
+		/*
+		 * Before the cancel: a callback that starts from here on is
+		 * counted; one running now, psem_cancel_async_sync() waits
+		 * for, and its work is queued before flush_work().
+		 */
+		queued = READ_ONCE(aww->queued);
+		cancelled = psem_cancel_async_sync(sem, &aww->aw);
+		/* A run under way or queued: it may queue @aww again. */
+		flush_work(&aww->work);
+	} while (!psem_async_work_idle(sem, aww, queued));
+	return cancelled;
 }
 EXPORT_SYMBOL_PSEM(psem_cancel_async_work_sync);

@@ -87,7 +87,8 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 	sem->calls = NULL;
 	sem->calling = NULL;
 	sem->leaving = 0;
-	atomic_long_set(&sem->parked, 0);	/* unordered: not yet shared */
+	atomic_set(&sem->parking, 0);		/* unordered: not yet shared */
+	atomic_long_set(&sem->parked, 0);	/* likewise */
 	init_irq_work(&sem->defer, __psem_defer_fn);
 	sem->capped = false;
 }
@@ -310,17 +311,18 @@ EXPORT_SYMBOL_PSEM(psem_acquire_timeout);
  * psem_available - the permits that could be taken without waiting now
  * @sem: the semaphore
  *
- * A snapshot: it may be stale by the time the caller looks at it. It
- * counts permits a release parked for a deferred hand-off (from NMI or a
- * hard-only IRQ), which are on their way to the balance or a waiter.
+ * A snapshot: it may be stale by the time the caller looks at it. Permits
+ * that a release parked for a deferred hand-off (from NMI or a hard-only
+ * IRQ) are not counted: they are on their way to a waiter or the balance,
+ * and no taker can have them until the hand-off has run (psem_sync()
+ * waits for it). So what this reports, psem_try_acquire() could take.
  *
  * Return: the balance, 0..PSEM_MAX_PERMITS.
  */
 long psem_available(const struct psem *sem)
 {
 	/* Relaxed: a snapshot that orders nothing. */
-	return psem_word_balance(atomic_long_read(&sem->count)) +
-	       atomic_long_read(&sem->parked);
+	return psem_word_balance(atomic_long_read(&sem->count));
 }
 EXPORT_SYMBOL_PSEM(psem_available);
 

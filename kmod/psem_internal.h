@@ -42,18 +42,22 @@ extern atomic64_t psem_refusals;
 extern atomic64_t psem_warn_sites;
 extern bool psem_quiet_warnings;
 
-bool psem_first_refusal(unsigned long ip);
+bool psem_refusal_warns(unsigned long ip);
 
 /*
  * psem_refuse_ip - count a refused call and warn once per caller @ip (the
  * return address of the psem entry point that refused it), unless a test
  * asked for quiet refusals. Evaluates to true so that callers can write
- * "if (bad && psem_refuse(...)) return -EINVAL;".
+ * "if (bad && psem_refuse(...)) return -EINVAL;". In task and softirq
+ * context the warning is a WARN with the message and a backtrace; in NMI
+ * and hard IRQ psem_refusal_warns() prints one line naming the caller
+ * instead: an unwind and its console output there would hold the CPU for
+ * milliseconds (and NMI's unwinder may recurse), where a refusal must cost
+ * a counter.
  */
 #define psem_refuse_ip(ip, fmt, ...)					\
 ({									\
-	atomic64_inc(&psem_refusals);	/* a counter: unordered */	\
-	if (psem_first_refusal(ip) && !READ_ONCE(psem_quiet_warnings))	\
+	if (psem_refusal_warns(ip))					\
 		WARN(1, "psem: " fmt, ##__VA_ARGS__);			\
 	true;								\
 })

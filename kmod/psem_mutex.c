@@ -78,6 +78,24 @@ void __psem_mutex_init(struct psem_mutex *lock, const char *name,
 }
 EXPORT_SYMBOL_PSEM(__psem_mutex_init);
 
+/**
+ * psem_mutex_destroy - make an unlocked psem_mutex safe to free
+ * @lock: the mutex, held by nobody
+ *
+ * Waits until psem has let go of @lock (psem_sync()): an unlock from NMI
+ * or a hard-only IRQ may still be handing the mutex over through its
+ * irq_work after the task it served has unlocked in turn. Call it before
+ * freeing @lock or unloading the module it lives in, as mutex_destroy().
+ * Warns if @lock is still held. Process context; sleeps.
+ */
+void psem_mutex_destroy(struct psem_mutex *lock)
+{
+	psem_sync(&lock->sem);
+	if (psem_mutex_is_locked(lock))
+		psem_refuse("mutex %p destroyed while held\n", lock);
+}
+EXPORT_SYMBOL_PSEM(psem_mutex_destroy);
+
 /*
  * Every sleeping lock below is this, inlined: tell lockdep first, as
  * mutex_lock() does, then one compare-exchange from one permit to none

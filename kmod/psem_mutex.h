@@ -49,6 +49,7 @@ do {									\
 			  &__psem_mx_sem_key);				\
 } while (0)
 
+void psem_mutex_destroy(struct psem_mutex *lock);
 void psem_mutex_lock(struct psem_mutex *lock);
 int __must_check psem_mutex_lock_interruptible(struct psem_mutex *lock);
 int __must_check psem_mutex_lock_killable(struct psem_mutex *lock);

@@ -74,12 +74,17 @@ EXPORT_SYMBOL_PSEM(psem_pool_init);
  * psem_pool_destroy - free a pool's slots
  * @pool: the pool, with every object back in it
  *
- * The objects belong to the caller and are not freed. Warns if some are
- * still out.
+ * First waits until psem has let go of the pool (psem_sync()): a put from
+ * NMI or a hard-only IRQ may still be handing its object over through the
+ * irq_work. Then the pool may be freed. The objects belong to the caller
+ * and are not freed. Warns if some are still out. Process context; sleeps.
  */
 void psem_pool_destroy(struct psem_pool *pool)
 {
-	long in = psem_available(&pool->sem);
+	long in;
+
+	psem_sync(&pool->sem);
+	in = psem_available(&pool->sem);
 
 	if (in != pool->capacity)
 		psem_refuse("pool destroyed with %ld of %u objects out\n",

@@ -250,27 +250,49 @@ static int psem_release_now(struct psem *sem, long n, unsigned long ip)
 /*
  * A release that needs the queue lock where it may not be taken: parks
  * @n in &sem->parked and queues &sem->defer, which is NMI-safe, to hand
- * them over as a locked release would, debt first and then FIFO. A count
- * over the capacity can never be right, and is refused now; the rest of
- * the overflow check is the hand-off's.
+ * them over as a locked release would, debt first and then FIFO. It
+ * refuses what psem_add_locked() would refuse whatever the hand-off finds:
+ * more than the capacity once the debt seen now is paid (a debt only
+ * shrinks by releases, and the permits held never exceed the capacity
+ * plus the debt). The rest of the overflow check is the hand-off's.
+ *
+ * From its first touch of &sem->parked until irq_work_queue() has
+ * returned, the release is counted in &sem->parking: another release's
+ * hand-off may take these permits and serve the psem's last waiter before
+ * this one queues the work, and psem_sync() must not let the owner free
+ * the psem in between.
  */
 static int psem_park(struct psem *sem, long n, unsigned long ip)
 {
-	if (n > psem_capacity(sem)) {
+	long debt = READ_ONCE(sem->debt);	/* a snapshot; see above */
+
+	if (n - min_t(unsigned long, n, debt) > psem_capacity(sem)) {
 		psem_refuse_ip(ip, "release of %ld exceeds capacity %ld\n",
 			       n, psem_capacity(sem));
 		return -EOVERFLOW;
 	}
 	psem_stat(PSEM_STAT_DEFERRED);
 	/*
-	 * RELEASE: orders the caller's critical section before the permits
-	 * reach the hand-off; pairs with the fully ordered xchg in
-	 * __psem_defer_fn(), whose locked release passes it on (RMW _release
-	 * to a taker, ->done to a waiter). irq_work_queue() runs the work at
-	 * least once after its claim, so a pending one sees this addition.
+	 * Relaxed: the RELEASE below orders it before the permits; a
+	 * psem_sync() that follows a hand-off of them reads it (see there).
+	 */
+	atomic_inc(&sem->parking);
+	/*
+	 * RELEASE: orders the caller's critical section, and the count
+	 * above, before the permits reach the hand-off; pairs with the
+	 * fully ordered xchg in __psem_defer_fn(), whose locked release
+	 * passes it on (RMW _release to a taker, ->done to a waiter).
+	 * irq_work_queue() runs the work at least once after its claim, so
+	 * a pending one sees this addition.
 	 */
 	atomic_long_add_return_release(n, &sem->parked);
 	irq_work_queue(&sem->defer);
+	/*
+	 * RELEASE: orders irq_work_queue()'s claim of &sem->defer before
+	 * the count drops; pairs with the ACQUIRE in psem_sync(), which
+	 * then finds the work busy. The release's last touch of @sem.
+	 */
+	atomic_dec_return_release(&sem->parking);
 	return 0;
 }
 
@@ -419,17 +441,35 @@ static void psem_settle(struct psem *sem)
  * psem_sync - wait until psem has let go of a psem
  * @sem: the semaphore
  *
- * Waits until no deferred hand-off of @sem is queued or running (a release
- * from NMI or a hard-only IRQ parks its permits for an irq_work), no path
- * is calling back its asynchronous waiters, and no task served on its way
- * to cancel still has to take its queue lock. psem_quiesce() ends with it;
- * for a psem without a capacity, call it after the last release and before
- * freeing the psem or unloading the module it lives in. Releases made
- * after it began may be missed. Process context; sleeps.
+ * Waits until no release that parked permits (from NMI or a hard-only IRQ)
+ * is still queueing their hand-off, no deferred hand-off of @sem is queued
+ * or running, no path is calling back its asynchronous waiters, and no
+ * task served on its way to cancel still has to take its queue lock. Then
+ * every permit parked before it began is with a waiter or in the balance.
+ * psem_quiesce() ends with it, and so do psem_pool_destroy(),
+ * psem_mutex_destroy() and psem_rwlock_destroy(); for a bare psem, call it
+ * after the last release and before freeing the psem or unloading the
+ * module it lives in. Releases made after it began may be missed. Process
+ * context; sleeps.
  */
 void psem_sync(struct psem *sem)
 {
 	might_sleep();
+	/*
+	 * Full barrier: orders what told the caller that its last release
+	 * was made (a permit seen home, a lock taken) before the read of
+	 * &sem->parking, so that a release counted there before its
+	 * permits were handed over is seen; pairs with the RELEASE of the
+	 * parked permits in psem_park() through the hand-off.
+	 */
+	smp_mb();
+	/*
+	 * ACQUIRE: pairs with the RELEASE of the count in psem_park(). A
+	 * release in flight is between two instructions in NMI, or with
+	 * preemption off: the wait is short and bounded.
+	 */
+	while (atomic_read_acquire(&sem->parking))
+		cpu_relax();
 	/* The hand-off may serve waiters and start callbacks: first. */
 	irq_work_sync(&sem->defer);
 	psem_settle(sem);

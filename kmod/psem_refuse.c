@@ -8,6 +8,8 @@
 #include <linux/atomic.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
+#include <linux/preempt.h>
+#include <linux/printk.h>
 #include <linux/ratelimit.h>
 
 #include "psem_internal.h"
@@ -22,7 +24,7 @@
 static unsigned long psem_warned[PSEM_WARN_SITES];
 atomic64_t psem_warn_sites = ATOMIC64_INIT(0);
 
-bool psem_first_refusal(unsigned long ip)
+static bool psem_first_refusal(unsigned long ip)
 {
 	static DEFINE_RATELIMIT_STATE(rs, DEFAULT_RATELIMIT_INTERVAL,
 				      DEFAULT_RATELIMIT_BURST);
@@ -43,4 +45,21 @@ bool psem_first_refusal(unsigned long ip)
 			return false;
 	}
 	return __ratelimit(&rs);
+}
+
+/*
+ * Counts a refusal; returns whether the caller should WARN about it: the
+ * first refusal of caller @ip, in task or softirq context, with warnings
+ * not silenced. In NMI and hard IRQ it prints the one line itself.
+ */
+bool psem_refusal_warns(unsigned long ip)
+{
+	atomic64_inc(&psem_refusals);	/* a counter: unordered */
+	if (!psem_first_refusal(ip) || READ_ONCE(psem_quiet_warnings))
+		return false;
+	if (!in_nmi() && !in_hardirq())
+		return true;
+	pr_warn("psem: refused a call from %pS in %s (counted; no backtrace there)\n",
+		(void *)ip, in_nmi() ? "NMI" : "hard IRQ");
+	return false;
 }

@@ -46,6 +46,25 @@ void __psem_rwlock_init(struct psem_rwlock *lock, const char *name,
 }
 EXPORT_SYMBOL_PSEM(__psem_rwlock_init);
 
+/**
+ * psem_rwlock_destroy - make an unlocked psem_rwlock safe to free
+ * @lock: the lock, held by nobody
+ *
+ * Waits until psem has let go of @lock (psem_sync()): an unlock from NMI
+ * or a hard-only IRQ may still be handing the lock over through its
+ * irq_work after the task it served has unlocked in turn. Call it before
+ * freeing @lock or unloading the module it lives in, as mutex_destroy().
+ * Warns if @lock is still held, and then frees nothing. Process context;
+ * sleeps.
+ */
+void psem_rwlock_destroy(struct psem_rwlock *lock)
+{
+	psem_sync(&lock->sem);
+	if (psem_available(&lock->sem) != PSEM_RWLOCK_MAX_READERS)
+		psem_refuse("rwlock %p destroyed while held\n", lock);
+}
+EXPORT_SYMBOL_PSEM(psem_rwlock_destroy);
+
 /*
  * Every sleeping lock function below is this, inlined so that @acquire is a
  * direct call: tell lockdep first, as down_read() does, so that a deadlock
@@ -291,9 +310,10 @@ EXPORT_SYMBOL_PSEM(psem_read_trylock_non_owner);
  * @lock: the lock
  *
  * Lock-free while nobody waits. Never sleeps. Any task or interrupt may
- * call it, as with up_read_non_owner(), in the contexts psem_release()
- * allows (Documentation/api.rst: on PREEMPT_RT, or with
- * CONFIG_PROVE_RAW_LOCK_NESTING, only where a spinlock_t may be taken).
+ * call it, as with up_read_non_owner(), in every context psem_release()
+ * allows: any, NMI included (Documentation/api.rst, "Contexts"); where the
+ * queue lock may not be taken, the permit is handed over by an irq_work,
+ * and psem_rwlock_destroy() waits for it.
  */
 void psem_read_unlock_non_owner(struct psem_rwlock *lock)
 {

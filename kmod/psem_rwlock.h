@@ -53,6 +53,7 @@ do {									\
 			   &__psem_rw_sem_key);				\
 } while (0)
 
+void psem_rwlock_destroy(struct psem_rwlock *lock);
 void psem_read_lock(struct psem_rwlock *lock);
 int __must_check psem_read_lock_interruptible(struct psem_rwlock *lock);
 int __must_check psem_read_lock_killable(struct psem_rwlock *lock);

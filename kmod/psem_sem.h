@@ -27,8 +27,9 @@ void psem_down(struct psem *sem);
  * @sem: the semaphore
  *
  * psem_release(@sem, 1): lock-free while nobody waits, otherwise hands the
- * permit to the oldest waiter. Any context on a kernel without
- * PREEMPT_RT, hard IRQ included, like up().
+ * permit to the oldest waiter. Any context, hard IRQ and NMI included, on
+ * every kernel (PREEMPT_RT too): where the queue lock may not be taken,
+ * the permit is parked and handed over by an irq_work (psem_sync()).
  *
  * The only failure is -EOVERFLOW, a release that would raise the balance
  * above PSEM_MAX_PERMITS or a capped psem's capacity: an unbalanced up().
@@ -53,7 +54,10 @@ static inline void psem_up(struct psem *sem)
  * e.g. XFS's xfs_buf_islocked(). Exact while waiters are queued: a
  * queued waiter keeps the balance at zero until it is served, so the
  * psem reads held, and a release that serves a waiter hands the permit
- * over without the balance ever leaving zero.
+ * over without the balance ever leaving zero. A permit that a psem_up()
+ * from NMI or a hard-only IRQ parked for its hand-off is still on its way:
+ * until the hand-off has run, the psem reads held, psem_available() does
+ * not count it and psem_try_acquire() cannot take it.
  *
  * A snapshot, like psem_available(): it proves the psem is held only to a
  * caller that holds it (the use of assertions) and that it is free only

@@ -281,8 +281,9 @@ static void psem_test_async_work(struct kunit *test)
 	struct pat_work *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, w);
-	KUNIT_ASSERT_EQ(test, psem_acquire_async_work(sem, 1, &w->aww,
-						      pat_work_fn), -EINPROGRESS);
+	psem_init_async_work(&w->aww, pat_work_fn);
+	KUNIT_ASSERT_EQ(test, psem_acquire_async_work(sem, 1, &w->aww),
+			-EINPROGRESS);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
 	/* Pairs with the store in pat_work_fn(). */
 	KUNIT_EXPECT_TRUE(test, pkt_wait_for(smp_load_acquire(&w->ran)));

@@ -276,7 +276,8 @@ static void psem_test_cancel_work_sync(struct kunit *test)
 	a->sem = sem;
 	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 1, &a->aw, ptd_slow_fn),
 			-EINPROGRESS);
-	KUNIT_ASSERT_EQ(test, psem_acquire_async_work(sem, 1, &b->aww, ptd_work_fn),
+	psem_init_async_work(&b->aww, ptd_work_fn);
+	KUNIT_ASSERT_EQ(test, psem_acquire_async_work(sem, 1, &b->aww),
 			-EINPROGRESS);
 	tmpl.fn = ptd_release_fn;
 	rel = pkt_spawn(test, &tmpl, -1);
@@ -305,7 +306,7 @@ static void psem_test_cancel_work_sync(struct kunit *test)
 	/* Still queued: withdrawn, and the work never runs. */
 	b->ran = false;
 	KUNIT_ASSERT_TRUE(test, psem_try_acquire(sem, 2));
-	KUNIT_ASSERT_EQ(test, psem_acquire_async_work(sem, 1, &b->aww, ptd_work_fn),
+	KUNIT_ASSERT_EQ(test, psem_acquire_async_work(sem, 1, &b->aww),
 			-EINPROGRESS);
 	KUNIT_EXPECT_TRUE(test, psem_cancel_async_work_sync(sem, &b->aww));
 	flush_work(&b->aww.work);

@@ -346,7 +346,7 @@ static void tt_free_call(struct tt_free_acq *a, struct psem *sem, unsigned long 
 		atomic_set(&a->req_done, 0);
 		WRITE_ONCE(a->req_gen, gen);
 		if (a->req_work)
-			ret = psem_acquire_async_work(sem, n, &a->aww, tt_free_work_fn);
+			ret = psem_acquire_async_work(sem, n, &a->aww);
 		else
 			ret = psem_acquire_async(sem, n, &a->aw, tt_free_callback);
 		/*
@@ -576,7 +576,7 @@ void tt_free_start(void)
 		memset(a, 0, sizeof(*a));
 		prandom_seed_state(&a->rnd, tp_seed ^ (0xacc0 + i));
 		init_waitqueue_head(&a->wq);
-		INIT_WORK(&a->aww.work, tt_free_work_fn);
+		psem_init_async_work(&a->aww, tt_free_work_fn);
 		a->task = tt_start(tt_free_acquirer, a, "free", i, i % 2 ? -1 : cpu);
 		if (a->task)
 			get_task_struct(a->task);

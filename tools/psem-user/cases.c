@@ -432,7 +432,8 @@ static void case_async_work_withdraw(void)
 	if (!CHECK(ret == -EINPROGRESS, "A: %d", ret))
 		return;
 	b->result = 12345;	/* no outcome yet */
-	ret = psem_acquire_async_work(aww_sem, 1, b, aww_b_work);
+	psem_init_async_work(b, aww_b_work);
+	ret = psem_acquire_async_work(aww_sem, 1, b);
 	if (!CHECK(ret == -EINPROGRESS, "B: %d", ret))
 		return;
 	thr_start(&r, "R", aww_releaser, NULL, 0);

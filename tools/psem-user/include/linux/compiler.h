@@ -124,6 +124,16 @@ do {									\
 	__atomic_load_n((p), __ATOMIC_ACQUIRE);				\
 })
 #define smp_acquire__after_ctrl_dep() smp_rmb()
+/*
+ * A spin-wait's pause. Under the explorer, a yield: the spinning thread
+ * steps aside until another has run, as loom's spin hints do, so that a
+ * bounded busy-wait (psem_sync() on a release in flight) ends.
+ */
+#ifdef PSEM_EXPLORE
+void ex_yield(const char *what);
+#define cpu_relax()		ex_yield("cpu_relax")
+#else
 #define cpu_relax()		__builtin_ia32_pause()
+#endif
 
 #endif /* _PSEM_SHIM_LINUX_COMPILER_H */
