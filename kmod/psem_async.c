@@ -211,35 +211,51 @@ static void psem_async_queue_work(struct psem_async *aw, int result)
  * As psem_acquire_async(), but a queued wait completes by queueing
  * @aww->work on system_wq, so that its function runs in process context
  * and may sleep; it may call this again for @aww. The work item is never
- * initialised here: it may still be running. To withdraw the wait, call
+ * initialised here: it may still be running. A wait may not be queued
+ * while the work of the last one is still to run (a second completion
+ * could not queue it again, and its grant would be lost): call this from
+ * the work function, or once it has run. To withdraw the wait, call
  * psem_cancel_async_work_sync(): a psem_cancel_async() that returns false
  * does not mean that the work has been queued yet (the callback that
  * queues it may still be due).
  *
  * Return: as psem_acquire_async(); on 0 the permits are held at once and
- * the work is not queued.
+ * the work is not queued; -EBUSY, changing nothing, if the work of the
+ * last wait has yet to run (or the callback that queues it runs now).
  */
 int psem_acquire_async_work(struct psem *sem, long n,
 			    struct psem_async_work *aww)
 {
+	/*
+	 * ACQUIRE: pairs with the RELEASE in psem_call_back(): a callback
+	 * of @aww that has returned queued its work before, so
+	 * work_pending() below sees it unless the work has started.
+	 */
+	if (smp_load_acquire(&sem->calling) == &aww->aw ||
+	    work_pending(&aww->work))
+		return -EBUSY;
 	return psem_acquire_async(sem, n, &aww->aw, psem_async_queue_work);
 }
 EXPORT_SYMBOL_PSEM(psem_acquire_async_work);
 
 /*
  * Whether @aww is idle for good: not queued, no callback of it due or
- * running, and no callback queued its work since @queued was read.
+ * running, and no callback queued its work since *@queued was read; if
+ * one did, *@queued is the new count, for the next round.
  */
 static bool psem_async_work_idle(struct psem *sem,
 				 struct psem_async_work *aww,
-				 unsigned int queued)
+				 unsigned int *queued)
 {
+	unsigned int now;
 	bool idle;
 
 	spin_lock_irq(&sem->wq.lock);
+	now = READ_ONCE(aww->queued);	/* see psem_async_queue_work() */
 	idle = psem_async_stand_locked(sem, &aww->aw) == PSEM_ASYNC_IDLE &&
-	       READ_ONCE(aww->queued) == queued;	/* see above */
+	       now == *queued;
 	spin_unlock_irq(&sem->wq.lock);
+	*queued = now;
 	return idle;
 }
 
@@ -264,20 +280,27 @@ static bool psem_async_work_idle(struct psem *sem,
  */
 bool psem_cancel_async_work_sync(struct psem *sem, struct psem_async_work *aww)
 {
-	unsigned int queued;
-	bool cancelled;
+	/*
+	 * Before the first cancel: a callback that starts from here on is
+	 * counted; one running now, psem_cancel_async_sync() waits for, and
+	 * its work is queued before flush_work().
+	 */
+	unsigned int queued = READ_ONCE(aww->queued);
+	bool cancelled = false;
 
 	do {
 		/*
-		 * Before the cancel: a callback that starts from here on is
-		 * counted; one running now, psem_cancel_async_sync() waits
-		 * for, and its work is queued before flush_work().
+		 * The outcome of the last wait: withdrawn now, or completed
+		 * (a callback queued the work since the round began); a
+		 * round that found nothing queued changes nothing.
 		 */
-		queued = READ_ONCE(aww->queued);
-		cancelled = psem_cancel_async_sync(sem, &aww->aw);
+		if (psem_cancel_async_sync(sem, &aww->aw))
+			cancelled = true;
+		else if (READ_ONCE(aww->queued) != queued)
+			cancelled = false;
 		/* A run under way or queued: it may queue @aww again. */
 		flush_work(&aww->work);
-	} while (!psem_async_work_idle(sem, aww, queued));
+	} while (!psem_async_work_idle(sem, aww, &queued));
 	return cancelled;
 }
 EXPORT_SYMBOL_PSEM(psem_cancel_async_work_sync);

@@ -254,7 +254,7 @@ int psem_pool_put(struct psem_pool *pool, void *obj)
 			i = 0;
 		/* A full pool after a whole pass: a put without a get. */
 		if (++probed % pool->capacity == 0 &&
-		    psem_available(&pool->sem) >= pool->capacity &&
+		    psem_home(&pool->sem) >= pool->capacity &&
 		    psem_refuse("put into full pool %p\n", pool))
 			return -EINVAL;
 	}

@@ -232,7 +232,33 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 	return 0;
 }
 
-static int psem_release_now(struct psem *sem, long n, unsigned long ip)
+/*
+ * Under the queue lock, for the hand-off of parked permits: how much of
+ * the sum @n of several deferred releases the locked path accepts, as
+ * psem_add_locked() judges one release. The excess, which only a release
+ * of permits nobody held can bring, is refused here with the warning; the
+ * rest is handed over, so that one bad release does not take the good
+ * ones parked beside it down with it.
+ */
+static long psem_parked_fit(struct psem *sem, long n, unsigned long ip)
+{
+	long cur = atomic_long_read(&sem->count);	/* see psem_add_locked() */
+	long cap = psem_capacity(sem), fit;
+
+	lockdep_assert_held(&sem->wq.lock);
+	if (cur & PSEM_WAITERS)
+		fit = min_t(unsigned long, n, sem->debt + cap);
+	else
+		fit = clamp(cap - psem_word_balance(cur), 0L, n);
+	if (fit < n)
+		psem_refuse_ip(ip, "deferred releases of %ld exceed capacity %ld by %ld\n",
+			       n, cap, n - fit);
+	return fit;
+}
+
+/* The locked release of @n; of the sum of deferred releases if @parked. */
+static int psem_release_now(struct psem *sem, long n, bool parked,
+			    unsigned long ip)
 {
 	DEFINE_PSEM_WAKE(wake);
 	unsigned long flags;
@@ -241,6 +267,8 @@ static int psem_release_now(struct psem *sem, long n, unsigned long ip)
 	psem_stat(PSEM_STAT_LOCKED_RELEASE);
 	trace_psem_release(sem, n, false);
 	spin_lock_irqsave(&sem->wq.lock, flags);
+	if (parked)
+		n = psem_parked_fit(sem, n, ip);
 	ret = psem_add_locked(sem, n, &wake, ip);
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	psem_wake_served(sem, &wake);
@@ -248,13 +276,21 @@ static int psem_release_now(struct psem *sem, long n, unsigned long ip)
 }
 
 /*
+ * The most permits parked at once: more than can ever be held (the
+ * capacity plus a debt, each at most PSEM_MAX_PERMITS), and no overflow
+ * of &psem.parked.
+ */
+#define PSEM_PARKED_MAX		(2 * PSEM_MAX_PERMITS)
+
+/*
  * A release that needs the queue lock where it may not be taken: parks
  * @n in &sem->parked and queues &sem->defer, which is NMI-safe, to hand
- * them over as a locked release would, debt first and then FIFO. It
- * refuses what psem_add_locked() would refuse whatever the hand-off finds:
- * more than the capacity once the debt seen now is paid (a debt only
- * shrinks by releases, and the permits held never exceed the capacity
- * plus the debt). The rest of the overflow check is the hand-off's.
+ * them over as a locked release would, debt first and then FIFO. Its count
+ * is judged there, under the lock (psem_parked_fit()): the capacity and
+ * the debt cannot be read together without it (a shrinking resize writes
+ * the one before the other), and a check here could refuse a release that
+ * the locked path accepts. Only a sum that no holders could ever return is
+ * refused now.
  *
  * From its first touch of &sem->parked until irq_work_queue() has
  * returned, the release is counted in &sem->parking: another release's
@@ -264,28 +300,33 @@ static int psem_release_now(struct psem *sem, long n, unsigned long ip)
  */
 static int psem_park(struct psem *sem, long n, unsigned long ip)
 {
-	long debt = READ_ONCE(sem->debt);	/* a snapshot; see above */
+	long old;
 
-	if (n - min_t(unsigned long, n, debt) > psem_capacity(sem)) {
-		psem_refuse_ip(ip, "release of %ld exceeds capacity %ld\n",
-			       n, psem_capacity(sem));
-		return -EOVERFLOW;
-	}
 	psem_stat(PSEM_STAT_DEFERRED);
 	/*
 	 * Relaxed: the RELEASE below orders it before the permits; a
 	 * psem_sync() that follows a hand-off of them reads it (see there).
 	 */
 	atomic_inc(&sem->parking);
-	/*
-	 * RELEASE: orders the caller's critical section, and the count
-	 * above, before the permits reach the hand-off; pairs with the
-	 * fully ordered xchg in __psem_defer_fn(), whose locked release
-	 * passes it on (RMW _release to a taker, ->done to a waiter).
-	 * irq_work_queue() runs the work at least once after its claim, so
-	 * a pending one sees this addition.
-	 */
-	atomic_long_add_return_release(n, &sem->parked);
+	old = atomic_long_read(&sem->parked);	/* relaxed: the cmpxchg decides */
+	do {
+		if (n > PSEM_PARKED_MAX - old) {
+			/* RELEASE: as below; nothing was parked. */
+			atomic_dec_return_release(&sem->parking);
+			psem_refuse_ip(ip, "deferred release of %ld overflows %ld parked\n",
+				       n, old);
+			return -EOVERFLOW;
+		}
+		/*
+		 * RELEASE: orders the caller's critical section, and the
+		 * count above, before the permits reach the hand-off; pairs
+		 * with the fully ordered xchg in __psem_defer_fn(), whose
+		 * locked release passes it on (RMW _release to a taker,
+		 * ->done to a waiter). irq_work_queue() runs the work at
+		 * least once after its claim, so a pending one sees this
+		 * addition.
+		 */
+	} while (!atomic_long_try_cmpxchg_release(&sem->parked, &old, old + n));
 	irq_work_queue(&sem->defer);
 	/*
 	 * RELEASE: orders irq_work_queue()'s claim of &sem->defer before
@@ -314,7 +355,7 @@ void __psem_defer_fn(struct irq_work *work)
 	long n = atomic_long_xchg(&sem->parked, 0);
 
 	if (n)
-		psem_release_now(sem, n, _THIS_IP_);
+		psem_release_now(sem, n, true, _THIS_IP_);
 }
 EXPORT_SYMBOL_PSEM(__psem_defer_fn);
 
@@ -322,7 +363,7 @@ int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
 {
 	if (unlikely(psem_lock_forbidden()))
 		return psem_park(sem, n, ip);
-	return psem_release_now(sem, n, ip);
+	return psem_release_now(sem, n, false, ip);
 }
 
 /*

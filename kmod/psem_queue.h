@@ -82,6 +82,18 @@ static __always_inline bool psem_lock_forbidden(void)
 	 psem_refuse("%s: the queue lock may not be taken here (NMI, hard-only IRQ)\n", \
 		     __func__))
 
+/*
+ * The permits available, and those on their way there or to a waiter
+ * (parked by a deferred release): for a check that a release has nowhere
+ * to go (psem_pool_put()'s full pool), which psem_available() alone would
+ * miss while the hand-off has yet to run. A snapshot.
+ */
+static inline long psem_home(const struct psem *sem)
+{
+	/* Relaxed: a snapshot that orders nothing. */
+	return psem_available(sem) + atomic_long_read(&sem->parked);
+}
+
 /* Under the queue lock. */
 int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 		    unsigned long ip);

@@ -7,7 +7,8 @@
  *                  a timeout ends (KASAN sees a late access); a second
  *                  cancel and a cancel of a wait never queued; a withdrawal
  *                  that waits for a callback that re-armed, and for the
- *                  work of psem_acquire_async_work(); a chain of thousands
+ *                  work of psem_acquire_async_work(), and for a run of
+ *                  that work that queued its waiter again; a chain of thousands
  *                  of callbacks that release into their psem runs without
  *                  nesting (stack and lockdep depth); the overflowing
  *                  release of a closed psem; release_all_held() against
@@ -316,6 +317,56 @@ static void psem_test_cancel_work_sync(struct kunit *test)
 	PKT_EXPECT_IDLE(test, sem, 2);
 }
 
+/* A work that, on its first run, queues its own waiter again, then naps. */
+struct ptd_requeue {
+	struct psem_async_work	aww;
+	struct psem		*sem;
+	int			requeued;	/* psem_acquire_async_work()'s */
+	bool			running;	/* release-published */
+	bool			again;
+};
+
+static void ptd_requeue_fn(struct work_struct *work)
+{
+	struct ptd_requeue *r = container_of(work, struct ptd_requeue, aww.work);
+
+	smp_store_release(&r->running, true);	/* pairs with the test */
+	if (!r->again) {
+		r->again = true;
+		r->requeued = psem_acquire_async_work(r->sem, 1, &r->aww);
+		msleep(100);	/* widens the window; asserts nothing */
+	}
+	smp_store_release(&r->running, false);	/* pairs with the test */
+}
+
+/*
+ * The work of a served wait queues its waiter again and is still running
+ * when the owner cancels: the cancel withdraws the new wait and must also
+ * wait for the run under way, after which the work no longer runs. It
+ * used to return true at once, with the work still running.
+ */
+static void psem_test_cancel_work_requeue(struct kunit *test)
+{
+	struct psem *sem = pkt_sem(test, 0);
+	struct ptd_requeue *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->sem = sem;
+	psem_init_async_work(&r->aww, ptd_requeue_fn);
+	KUNIT_ASSERT_EQ(test, psem_acquire_async_work(sem, 1, &r->aww),
+			-EINPROGRESS);
+	KUNIT_ASSERT_EQ(test, psem_release(sem, 1), 0);
+	/* Pairs with the store in ptd_requeue_fn(). */
+	KUNIT_ASSERT_TRUE(test, pkt_wait_for(smp_load_acquire(&r->running)));
+	KUNIT_ASSERT_TRUE(test, pkt_wait_for(pkt_nr_waiters(sem) == 1));
+	KUNIT_EXPECT_TRUE(test, psem_cancel_async_work_sync(sem, &r->aww));
+	/* Pairs with the store in ptd_requeue_fn(). */
+	KUNIT_EXPECT_FALSE(test, smp_load_acquire(&r->running));
+	KUNIT_EXPECT_EQ(test, r->requeued, -EINPROGRESS);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);	/* the first grant */
+	PKT_EXPECT_IDLE(test, sem, 1);
+}
+
 /* ==== callbacks that release into their psem ==== */
 
 #define PTD_CHAIN	2000
@@ -547,6 +598,7 @@ static struct kunit_case psem_teardown_cases[] = {
 	KUNIT_CASE(psem_test_cancel_once),
 	KUNIT_CASE(psem_test_cancel_sync_rearm),
 	KUNIT_CASE(psem_test_cancel_work_sync),
+	KUNIT_CASE(psem_test_cancel_work_requeue),
 	KUNIT_CASE(psem_test_callback_chain),
 	KUNIT_CASE(psem_test_close_many_async),
 	KUNIT_CASE(psem_test_closed_release_overflow),

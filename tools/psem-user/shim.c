@@ -490,7 +490,7 @@ static void *psem_user_kworker(void *arg)
 		w = list_first_entry(&psem_user_wq_list, struct work_struct,
 				     entry);
 		list_del_init(&w->entry);
-		w->pending = false;
+		__atomic_store_n(&w->pending, false, __ATOMIC_RELAXED);
 		psem_user_wq_running = w;
 		pthread_mutex_unlock(&psem_user_wq_lock);
 		w->func(w);	/* may requeue or free w */
@@ -517,7 +517,7 @@ bool queue_work(struct workqueue_struct *wq, struct work_struct *work)
 	pthread_once(&psem_user_wq_once, psem_user_wq_start);
 	pthread_mutex_lock(&psem_user_wq_lock);
 	if (!work->pending) {
-		work->pending = true;
+		__atomic_store_n(&work->pending, true, __ATOMIC_RELAXED);
 		list_add_tail(&work->entry, &psem_user_wq_list);
 		pthread_cond_signal(&psem_user_wq_more);
 		queued = true;
@@ -549,7 +549,7 @@ bool cancel_work_sync(struct work_struct *work)
 	was_pending = work->pending;
 	if (was_pending) {
 		list_del_init(&work->entry);
-		work->pending = false;
+		__atomic_store_n(&work->pending, false, __ATOMIC_RELAXED);
 	}
 	while (psem_user_wq_running == work)
 		pthread_cond_wait(&psem_user_wq_idle, &psem_user_wq_lock);
@@ -625,7 +625,7 @@ static void *psem_user_irq_thread(void *arg)
 		w = list_first_entry(&psem_user_irq_list, struct irq_work,
 				     entry);
 		list_del_init(&w->entry);
-		w->pending = false;
+		__atomic_store_n(&w->pending, false, __ATOMIC_RELAXED);
 		w->busy = true;
 		pthread_mutex_unlock(&psem_user_irq_lock);
 		psem_user_set_context(HARDIRQ_OFFSET);
@@ -654,7 +654,7 @@ bool irq_work_queue(struct irq_work *work)
 	pthread_once(&psem_user_irq_once, psem_user_irq_start);
 	pthread_mutex_lock(&psem_user_irq_lock);
 	if (!work->pending) {
-		work->pending = true;
+		__atomic_store_n(&work->pending, true, __ATOMIC_RELAXED);
 		list_add_tail(&work->entry, &psem_user_irq_list);
 		pthread_cond_signal(&psem_user_irq_more);
 		queued = true;

@@ -10,6 +10,7 @@
 #ifndef _PSEM_SHIM_LINUX_WORKQUEUE_H
 #define _PSEM_SHIM_LINUX_WORKQUEUE_H
 
+#include <linux/compiler.h>
 #include <linux/list.h>
 #include <linux/types.h>
 
@@ -19,7 +20,7 @@ typedef void (*work_func_t)(struct work_struct *work);
 struct work_struct {
 	struct list_head	entry;
 	work_func_t		func;
-	bool			pending;	/* under the queue's mutex */
+	bool			pending;	/* written under the queue's mutex */
 };
 
 struct workqueue_struct;
@@ -36,6 +37,17 @@ bool queue_work(struct workqueue_struct *wq, struct work_struct *work);
 bool flush_work(struct work_struct *work);
 bool cancel_work_sync(struct work_struct *work);
 void flush_workqueue(struct workqueue_struct *wq);
+
+/*
+ * Whether @work is queued and has not started, as the kernel's test of
+ * WORK_STRUCT_PENDING: a snapshot, read atomically (the writes are under
+ * the queue's mutex, atomic too, so that ThreadSanitizer sees no race).
+ */
+static inline bool work_pending(struct work_struct *work)
+{
+	PSEM_USER_POINT("work_pending", work);
+	return __atomic_load_n(&work->pending, __ATOMIC_RELAXED);
+}
 
 static inline bool schedule_work(struct work_struct *work)
 {
