@@ -50,7 +50,8 @@ static bool psem_first_refusal(unsigned long ip)
 /*
  * Counts a refusal; returns whether the caller should WARN about it: the
  * first refusal of caller @ip, in task or softirq context, with warnings
- * not silenced. In NMI and hard IRQ it prints the one line itself.
+ * not silenced. In NMI and hard IRQ it prints the one line itself, with
+ * printk_deferred().
  */
 bool psem_refusal_warns(unsigned long ip)
 {
@@ -59,7 +60,12 @@ bool psem_refusal_warns(unsigned long ip)
 		return false;
 	if (!in_nmi() && !in_hardirq())
 		return true;
-	pr_warn("psem: refused a call from %pS in %s (counted; no backtrace there)\n",
-		(void *)ip, in_nmi() ? "NMI" : "hard IRQ");
+	/*
+	 * Deferred: the console write may take a spinlock_t (8250's port
+	 * lock on 6.1), which a hard-only IRQ may not (lockdep's "Invalid
+	 * wait context" under PROVE_RAW_LOCK_NESTING); NMI defers anyway.
+	 */
+	printk_deferred("psem: refused a call from %pS in %s (counted; no backtrace there)\n",
+			(void *)ip, in_nmi() ? "NMI" : "hard IRQ");
 	return false;
 }

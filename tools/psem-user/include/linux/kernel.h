@@ -23,6 +23,7 @@
 #define KERN_INFO		""
 #define KERN_DEBUG		""
 #define printk(fmt...)		fprintf(stderr, fmt)
+#define printk_deferred(fmt...)	fprintf(stderr, fmt)
 #define pr_err(fmt...)		fprintf(stderr, fmt)
 #define pr_warn(fmt...)		fprintf(stderr, fmt)
 #define pr_info(fmt...)		do { } while (0)
