@@ -25,6 +25,64 @@ core cannot turn a mutant into a silent no-op.
   resize-forgets-debt       psem_resize(): a shrink with permits out does
                             not record what the balance could not cover as
                             a debt
+
+The explorer's mutants (scripts/check-explore.sh), one behaviour each:
+
+  handoff-skips-debt        psem_add_locked(): a release pays nothing
+                            towards the debt (and, with one owed, adds
+                            nothing either)
+  leave-uncounted           psem_dequeue(): a task served on its way to
+                            cancel is not counted in &psem.leaving
+  leave-skips-wake          psem_leave(): a task served on its way out does
+                            not wake psem_settle() after it lets go
+  cancel-keeps-partial      psem_unlink(): a withdrawn wait does not give
+                            back what it was partly assigned
+  queue-lifo                psem_link(): a waiter links at the head of the
+                            queue, not the tail
+  handoff-overgrants        psem_hand_off(): the head is served in full
+                            whatever the release brought
+  failed-wait-succeeds      psem_wait(): a wait that close or resize failed
+                            returns 0
+  callback-not-calling      psem_call_back(): &psem.calling is not set
+                            while a callback runs
+  callbacks-nest            psem_dequeue(): every path that completes an
+                            asynchronous waiter calls back itself, even
+                            inside another path's callback
+  settle-ignores-calls      psem_settled(): a path calling back does not
+                            hold off psem_sync()
+  park-no-irq-work          psem_park(): parked permits are never handed
+                            over (no irq_work_queue())
+  quiesce-no-sync           psem_quiesce(): returns without psem_sync()
+  resize-keeps-big-waiters  psem_retarget(): waiters for more than the new
+                            capacity stay queued
+  close-stays-open          psem_close(): the closed bit is not set
+  reopen-stays-closed       psem_reopen(): the closed bit is not cleared
+  balance-overflow-unchecked psem_add_balance(): no overflow check
+  release-all-held-unchecked psem_release_all_held(): no capacity check
+                            before the lock-free exchange
+  downgrade-releases-all    psem_downgrade_write(): gives back every
+                            permit, the read hold's too
+  mutex-unlock-lost         psem_mutex_unlock(): a contended unlock
+                            releases nothing
+  pool-put-lost             psem_pool_put(): the object goes back, its
+                            permit does not
+  sync-skips-parking        psem_sync(): does not wait for a release still
+                            parking (between its permits and its
+                            irq_work_queue())
+  pool-destroy-no-sync      psem_pool_destroy(): no psem_sync()
+  mutex-destroy-no-sync     psem_mutex_destroy(): no psem_sync()
+  rwlock-destroy-no-sync    psem_rwlock_destroy(): no psem_sync()
+  available-counts-parked   psem_available(): counts parked permits again
+                            (so psem_is_held() reads a parked one free)
+  parked-sum-unfitted       psem_release_now(): the hand-off judges the
+                            parked sum whole, refusing the good releases
+                            with the bad
+  cancel-sync-ignores-requeue psem_async_stand_locked(): a waiter its
+                            callback queued again reads as idle
+  cancel-sync-ignores-calling psem_async_stand_locked(): a callback that
+                            runs does not make the waiter busy
+  work-cancel-single-round  psem_cancel_async_work_sync(): one round, not
+                            until the work neither runs nor is queued
 """
 import glob
 import os
@@ -79,6 +137,81 @@ def waiters_bit(d):
         return "PSEM_WAITERS" in f.read()
 
 
+# The explorer's mutants: function, pattern, replacement[, count].
+EXPLORE = {
+    "handoff-skips-debt": ("psem_add_locked", "n = psem_pay_debt(sem, n);",
+                           "(void)psem_pay_debt(sem, 0);"),
+    "leave-uncounted": ("psem_dequeue", "sem->leaving++;",
+                        "(void)sem->leaving;"),
+    "leave-skips-wake": ("psem_leave", "psem_settle_wake(sem);",
+                         "(void)sem;"),
+    "cancel-keeps-partial": ("psem_unlink",
+                             "psem_add_locked(sem, w->n - w->needed, ",
+                             "psem_add_locked(sem, 0, "),
+    "queue-lifo": ("psem_link", "__add_wait_queue_entry_tail(&sem->wq, ",
+                   "__add_wait_queue(&sem->wq, "),
+    "handoff-overgrants": ("psem_hand_off", "if (w->needed > n) {",
+                           "if (0) {"),
+    "failed-wait-succeeds": ("psem_wait", "return w->result;", "return 0;",
+                             2),
+    "callback-not-calling": ("psem_call_back",
+                             "WRITE_ONCE(sem->calling, aw);",
+                             "WRITE_ONCE(sem->calling, NULL);"),
+    "callbacks-nest": ("psem_dequeue", "if (!sem->calls)", "if (1)"),
+    "settle-ignores-calls": ("psem_settled", "!sem->leaving && !sem->calls",
+                             "!sem->leaving"),
+    "park-no-irq-work": ("psem_park", "irq_work_queue(&sem->defer);",
+                         "(void)&sem->defer;"),
+    "quiesce-no-sync": ("psem_quiesce_common", "psem_sync(sem);",
+                        "(void)sem;"),
+    "resize-keeps-big-waiters": ("psem_retarget",
+                                 "} else if (w->n > capacity) {",
+                                 "} else if (0) {"),
+    "close-stays-open": ("psem_close",
+                         "atomic_long_fetch_or_relaxed(PSEM_CLOSED, ",
+                         "atomic_long_fetch_or_relaxed(0, "),
+    "reopen-stays-closed": ("psem_reopen",
+                            "atomic_long_fetch_andnot_relaxed(PSEM_CLOSED, ",
+                            "atomic_long_fetch_andnot_relaxed(0, "),
+    "balance-overflow-unchecked": ("psem_add_balance",
+                                   "if (n > cap - psem_word_balance(cur)) {",
+                                   "if (0) {"),
+    "release-all-held-unchecked": ("psem_release_all_held",
+                                   "(unsigned long)n * PSEM_ONE <= READ_ONCE(sem->limit)",
+                                   "1"),
+    "downgrade-releases-all": ("psem_downgrade_write", "RW_MAX - 1",
+                               "RW_MAX"),
+    "mutex-unlock-lost": ("psem_mutex_unlock",
+                          "psem_release_locked(&lock->sem, 1);",
+                          "(void)lock;"),
+    "pool-put-lost": ("psem_pool_put", "return psem_release(&pool->sem, 1);",
+                      "return 0;"),
+    "sync-skips-parking": ("psem_sync",
+                           "while (atomic_read_acquire(&sem->parking))",
+                           "while (0)"),
+    "pool-destroy-no-sync": ("psem_pool_destroy", "psem_sync(&pool->sem);",
+                             "(void)pool;"),
+    "mutex-destroy-no-sync": ("psem_mutex_destroy", "psem_sync(&lock->sem);",
+                              "(void)lock;"),
+    "rwlock-destroy-no-sync": ("psem_rwlock_destroy", "psem_sync(&lock->sem);",
+                               "(void)lock;"),
+    "available-counts-parked": ("psem_available",
+                                "return psem_word_balance(atomic_long_read(&sem->count));",
+                                "return psem_word_balance(atomic_long_read(&sem->count)) + atomic_long_read(&sem->parked);"),
+    "parked-sum-unfitted": ("psem_release_now",
+                            "n = psem_parked_fit(sem, n, ip);", "(void)0;"),
+    "cancel-sync-ignores-requeue": ("psem_async_stand_locked",
+                                    "return state == PSEM_W_IDLE ? PSEM_ASYNC_IDLE : PSEM_ASYNC_QUEUED;",
+                                    "return PSEM_ASYNC_IDLE;"),
+    "cancel-sync-ignores-calling": ("psem_async_stand_locked",
+                                    "if (state == PSEM_W_SERVED || smp_load_acquire(&sem->calling) == aw)",
+                                    "if (state == PSEM_W_SERVED)"),
+    "work-cancel-single-round": ("psem_cancel_async_work_sync",
+                                 "} while (!psem_async_work_idle(sem, aww, &queued));",
+                                 "} while (0);"),
+}
+
+
 def main():
     if len(sys.argv) != 3:
         die("usage: mutate.py NAME DIR")
@@ -108,6 +241,8 @@ def main():
     elif name == "resize-forgets-debt":
         mutate(d, "psem_resize", "WRITE_ONCE(sem->debt, sem->debt + owed)",
                "WRITE_ONCE(sem->debt, sem->debt)")
+    elif name in EXPLORE:
+        mutate(d, *EXPLORE[name])
     else:
         die("unknown mutant %s" % name)
 

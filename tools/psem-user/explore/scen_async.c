@@ -118,6 +118,7 @@ static const struct ex_scenario cancel_sync_rearm = {
 	.name = "async/cancel-sync-rearm",
 	.doc = "psem_cancel_async_sync() against a callback that queues again",
 	.setup = cs_setup, .check = cs_check,
+	.bound = 1,	/* 18,327 schedules at bound 2 */
 };
 EX_SCENARIO(cancel_sync_rearm);
 
@@ -162,6 +163,7 @@ static const struct ex_scenario work_requeue = {
 	.name = "async/work-cancel-requeue",
 	.doc = "psem_cancel_async_work_sync() against a work that queues itself again",
 	.setup = wk_setup, .check = cs_check,
+	.bound = 1,	/* 126,222 schedules at bound 2 */
 };
 EX_SCENARIO(work_requeue);
 
@@ -300,6 +302,7 @@ static const struct ex_scenario work_withdraw = {
 	.name = "async/work-withdraw",
 	.doc = "a work waiter served while another callback runs, withdrawn, then free",
 	.setup = aw_setup, .check = cs_check,
+	.bound = 1,	/* 35,267 schedules at bound 2 */
 };
 EX_SCENARIO(work_withdraw);
 
@@ -369,6 +372,7 @@ static const struct ex_scenario cancel_sync_second = {
 	.name = "async/cancel-sync-second-callback",
 	.doc = "psem_cancel_async_sync() while a re-queued waiter is served again and called back a second time",
 	.setup = sc_setup, .check = cs_check,
+	.bound = 1,	/* 25,322 schedules at bound 2 */
 };
 EX_SCENARIO(cancel_sync_second);
 

@@ -112,6 +112,7 @@ static const struct ex_scenario reopen_acquire = {
 	.name = "life/reopen-vs-acquire",
 	.doc = "psem_close() then psem_reopen() against an acquirer and a release",
 	.setup = ro_setup, .check = ro_check,
+	.bound = 1,	/* 3,226 schedules at bound 2 */
 };
 EX_SCENARIO(reopen_acquire);
 

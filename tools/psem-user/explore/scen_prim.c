@@ -181,6 +181,7 @@ static const struct ex_scenario rwlock_fifo = {
 	.name = "rwlock/reader-behind-writer",
 	.doc = "a reader that comes while a writer waits for a read hold gets in after the writer",
 	.setup = rf_setup, .check = rw_check,
+	.bound = 1,	/* 4,093 schedules at bound 2 */
 };
 EX_SCENARIO(rwlock_fifo);
 
