@@ -21,6 +21,10 @@
 #   make torture | bench   scripts/torture.sh, scripts/bench.sh (variables
 #                 given on the command line, e.g. DURATION=600 or QUICK=1,
 #                 reach the scripts' environment)
+#   make explore [SCENARIO=GLOB] [EXPLORE_BOUND=N]
+#                 scripts/check-explore.sh: the interleaving explorer's
+#                 scenarios (those matching GLOB; EXPLORE_BOUND=3 deeper),
+#                 and, when no SCENARIO is given, its mutants
 #
 # The kbuild rules themselves are in Kbuild, kmod/Kbuild, kunit/Kbuild and
 # examples/Kbuild. Nothing here loads a module into the running kernel.
@@ -36,7 +40,8 @@ SCRIPTS	:= check demo lint torture bench bench-native bench-xfs
 PSEM_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' "$(CURDIR)/dkms.conf")
 DKMS_SRC := /usr/src/psem-$(PSEM_VERSION)
 
-.PHONY: all modules examples clean kdir dkms-install dkms-uninstall $(SCRIPTS)
+.PHONY: all modules examples clean kdir dkms-install dkms-uninstall explore \
+	$(SCRIPTS)
 
 all: modules examples
 
@@ -85,6 +90,10 @@ dkms-uninstall:
 	@test "$$(id -u)" = 0 || { echo "psem: make dkms-uninstall needs root" >&2; exit 1; }
 	-dkms remove psem/$(PSEM_VERSION) --all
 	rm -rf "$(DKMS_SRC)"
+
+# SCENARIO and EXPLORE_BOUND, given on the command line, reach its environment.
+explore:
+	bash scripts/check-explore.sh
 
 $(SCRIPTS):
 	@test -f scripts/$@.sh || \

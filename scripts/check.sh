@@ -475,6 +475,14 @@ if [ "${PSEM_CHECK_TSAN:-1}" != 0 ] && [ -f "$top/scripts/check-tsan.sh" ]; then
 	if bash "$top/scripts/check-tsan.sh"; then stage_done ok; else fail_step tsan; fi
 fi
 
+# scripts/check-explore.sh, the interleaving explorer: every scenario,
+# then its mutants (PSEM_CHECK_EXPLORE=0 skips it; its failure counts as
+# one failed step).
+if [ "${PSEM_CHECK_EXPLORE:-1}" != 0 ] && [ -f "$top/scripts/check-explore.sh" ]; then
+	stage "explore"
+	if bash "$top/scripts/check-explore.sh"; then stage_done ok; else fail_step explore; fi
+fi
+
 echo "check: finished in $((SECONDS - t_start))s"
 if [ -s "$why" ]; then
 	echo "check: why (the first lines of each; the logs are in $logdir):"
