@@ -161,6 +161,18 @@ if [ "${1:-}" = --old ]; then
 		"$work/old/psem-explore" -f "$sc" >"$log" 2>&1 || rc=$?
 		found=$(sed -n 's/^explore: [^ ]*: found after \([0-9]*\) schedule(s) (\(.*\))$/\1 \2/p' "$log")
 		why=$(sed -n 's/^explore: [^ ]*: FAIL after [0-9]* schedule(s): //p' "$log" | head -n 1)
+		token=$(sed -n "s/^explore: [^ ]*: replay: psem-explore -r '\(.*\)'$/\1/p" "$log" | head -n 1)
+		# A sanitizer's report: its summary, from a replay of the schedule.
+		if [[ "$why" == "exit status"* || "$why" == "killed by"* ]] &&
+		   [ -n "$token" ]; then
+			"$work/old/psem-explore" -r "$token" >"$log.replay" 2>&1 || true
+			# Its kind and place; the first frame in kmod/, if any.
+			asan=$(sed -n 's/^SUMMARY: AddressSanitizer: //p' \
+				"$log.replay" | head -n 1)
+			at=$(sed -n 's/^ *#[0-9]* 0x[0-9a-f]* in \([a-z0-9_]*\) .*\(kmod\/[^ ]*\).*/\1 (\2)/p' \
+				"$log.replay" | head -n 1)
+			[ -z "$asan" ] || why="AddressSanitizer: $asan${at:+, from $at}"
+		fi
 		if [ "$rc" = 0 ] && [ -n "$found" ]; then
 			echo "explore --old $short: $sc: failed after ${found%% *} schedules (${found#* }): $why"
 		else
