@@ -251,9 +251,15 @@ static bool psem_async_work_idle(struct psem *sem,
 	bool idle;
 
 	spin_lock_irq(&sem->wq.lock);
-	now = READ_ONCE(aww->queued);	/* see psem_async_queue_work() */
-	idle = psem_async_stand_locked(sem, &aww->aw) == PSEM_ASYNC_IDLE &&
-	       now == *queued;
+	idle = psem_async_stand_locked(sem, &aww->aw) == PSEM_ASYNC_IDLE;
+	/*
+	 * After &psem.calling's ACQUIRE above: a callback that has returned
+	 * counted its run before; none can start while the lock is held
+	 * (it sets &psem.calling under it), and none is due unless @aww is
+	 * queued or served, which is not idle.
+	 */
+	now = READ_ONCE(aww->queued);
+	idle = idle && now == *queued;
 	spin_unlock_irq(&sem->wq.lock);
 	*queued = now;
 	return idle;
