@@ -195,10 +195,8 @@ cp -p "$src"/*.[ch] "$src"/Kbuild "$work/src/"
 tag=psem-explore-src
 build main "$work/src" "$tag"
 
-# shellcheck disable=SC2086
-set -f
-globs=(${SCENARIO:-})
-set +f
+# The globs, split on blanks and not expanded here.
+read -r -a globs <<<"${SCENARIO:-}"
 rc=0
 "$work/main/psem-explore" -v -j"$jobs" "${globs[@]}" \
 	>"$work/scenarios.log" 2>&1 || rc=$?
@@ -207,9 +205,8 @@ grep -v '^==[0-9]*==WARNING: ASan doesn' "$work/scenarios.log" |
 	grep -v '^explore: [0-9]* scenarios, ' || true
 summary=$(grep '^explore: [0-9]* scenarios, ' "$work/scenarios.log" | tail -n 1)
 [ -n "$summary" ] || fail "psem-explore exited $rc without a summary"
-nsc=$(sed 's/^explore: \([0-9]*\) scenarios, .*/\1/' <<<"$summary")
-nsched=$(sed 's/^explore: [0-9]* scenarios, \([0-9]*\) schedules, .*/\1/' <<<"$summary")
-nfail=$(sed 's/^.* schedules, \([0-9]*\) failures.*/\1/' <<<"$summary")
+# "explore: N scenarios, M schedules, F failures (T s)"
+read -r _ nsc _ nsched _ nfail _ <<<"$summary"
 echo "explore: scenarios took $((SECONDS - t0)) s (build included)"
 if [ "$rc" != 0 ] || [ "$nfail" != 0 ]; then
 	keep=1
@@ -226,7 +223,7 @@ unset EXPLORE_BOUND	# the mutants run at their scenarios' bounds
 # lane NAME LIST: the mutants of LIST one after another in their own copy
 # of the sources and objects; a line per mutant in $work/NAME.out.
 lane() {
-	local name=$1 list=$2 d=$work/$1 prev="" entry m scs sc file ok n
+	local list=$2 d=$work/$1 prev="" entry m scs sc file ok n
 	cp -a "$work/src" "$d.src"
 	cp -a "$work/main" "$d"
 	: >"$d.out"
