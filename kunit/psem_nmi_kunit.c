@@ -57,7 +57,10 @@
 
 static unsigned int teardown_rounds = 1000;
 module_param(teardown_rounds, uint, 0444);
-MODULE_PARM_DESC(teardown_rounds, "close/quiesce/kfree rounds after NMI releases");
+MODULE_PARM_DESC(teardown_rounds,
+		 "close/quiesce/kfree rounds after NMI releases (fewer if they take over 5 s, but at least 100)");
+
+#define PNT_MIN_ROUNDS	100
 
 static unsigned int storm_iters = 400;
 module_param(storm_iters, uint, 0444);
@@ -516,7 +519,8 @@ struct pnt_td {
 };
 
 /*
- * Each round: a psem of capacity 4, all taken by the test, and an
+ * Each round (teardown_rounds of them, or as many as 5 s allow once 100
+ * are done): a psem of capacity 4, all taken by the test, and an
  * asynchronous waiter for 1 queued; two NMIs release 2 each, parked for the
  * hand-off (the waiter is queued, or the psem closed, or the quiesce is
  * queued), one before psem_close() and one before or after it; then
@@ -529,10 +533,12 @@ static void psem_test_nmi_close_quiesce_free(struct kunit *test)
 {
 	struct pnt_nmi *p = pnt_new(test);
 	unsigned int round, granted = 0, shut = 0;
+	unsigned long start;
 
 	p->n = 2;
 	pnt_arm(test, p, pnt_release);
 	pkt_stats_start();
+	start = jiffies;
 	for (round = 0; round < teardown_rounds; round++) {
 		struct pnt_td *td = kzalloc(sizeof(*td), GFP_KERNEL);
 		bool ok;
@@ -589,6 +595,16 @@ static void psem_test_nmi_close_quiesce_free(struct kunit *test)
 		kfree(td);
 		if (atomic_read(&p->errors))
 			break;
+		/*
+		 * A bound on the work, not a timing assertion: a round takes
+		 * about 2 ms on the debug kernels, 25 ms on PREEMPT_RT, where
+		 * the hand-off runs in the irq_work thread.
+		 */
+		if (round >= PNT_MIN_ROUNDS &&
+		    time_after(jiffies, start + PKT_RACE_SEARCH)) {
+			round++;
+			break;
+		}
 	}
 	pnt_disarm();
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->errors), 0);
@@ -1003,23 +1019,24 @@ static void psem_test_nmi_rwlock(struct kunit *test)
 
 /**
  * struct pnt_mx - a mutex unlocked from an NMI that interrupted its owner
- * @nmi:      the NMI
+ * @nmi:      the NMIs, sent to @cpu until one finds the owner current
  * @mx:       the mutex
- * @owner:    the owner kthread, once it spins
+ * @cpu:      the owner's CPU
+ * @owner:    the owner kthread while it waits for the NMI's unlock, else
+ *            NULL; written on @cpu only, so an NMI there sees it in program
+ *            order
  * @locked:   the owner holds the mutex; RELEASE
- * @spinning: the owner spins with preemption off, waiting for the NMI;
- *            RELEASE
- * @ran:      the NMI ran; RELEASE
- * @unlocked: the NMI found the owner current and unlocked
+ * @unlocked: an NMI found the owner current and unlocked; RELEASE
+ * @misses:   NMIs that found another task current on @cpu
  */
 struct pnt_mx {
 	struct pnt_nmi		nmi;
 	struct psem_mutex	mx;
+	int			cpu;
 	struct task_struct	*owner;
 	bool			locked;
-	bool			spinning;
-	bool			ran;
 	bool			unlocked;
+	atomic_t		misses;
 };
 
 static void pnt_mx_fn(struct pnt_nmi *p)
@@ -1027,41 +1044,44 @@ static void pnt_mx_fn(struct pnt_nmi *p)
 	struct pnt_mx *m = container_of(p, struct pnt_mx, nmi);
 
 	/* Only the owner may unlock: the NMI must have interrupted it. */
-	if (current == READ_ONCE(m->owner)) {
-		psem_mutex_unlock(&m->mx);
-		m->unlocked = true;
+	if (current != READ_ONCE(m->owner)) {
+		atomic_inc(&m->misses);
+		return;
 	}
-	smp_store_release(&m->ran, true);	/* pairs with pnt_mx_owner() */
+	psem_mutex_unlock(&m->mx);
+	smp_store_release(&m->unlocked, true);	/* pairs with the readers */
+}
+
+static bool pnt_mx_unlocked(struct pnt_mx *m)
+{
+	return smp_load_acquire(&m->unlocked);	/* pairs with pnt_mx_fn() */
 }
 
 /*
- * Locks, then, once the test has a waiter queued, spins on its CPU with
- * preemption off until the NMI has run there: the NMI interrupts the owner
- * task, so that current is the owner, as psem_mutex_unlock() requires.
+ * Locks, then runs on its CPU, preemptible, until an NMI that found it
+ * current there has unlocked the mutex, as psem_mutex_unlock() requires of
+ * its caller. Preemptible, not with preemption off: on PREEMPT_RT that
+ * would also stop this CPU's timers (their softirq is a thread), and with
+ * them, when they are queued here, the wake-ups of the test.
  */
 static int pnt_mx_owner(struct pkt_thread *t)
 {
 	struct pnt_mx *m = t->arg;
-	unsigned long end;
-	bool ran;
+	unsigned long end = jiffies + 2 * PKT_HANG_GUARD;
 
 	psem_mutex_lock(&m->mx);
-	smp_store_release(&m->locked, true);	/* pairs with the test */
-	if (!pkt_wait_step(t, 1)) {
-		psem_mutex_unlock(&m->mx);
-		return -ECANCELED;
-	}
-	preempt_disable();
 	WRITE_ONCE(m->owner, current);
-	smp_store_release(&m->spinning, true);	/* pairs with the test */
-	end = jiffies + PKT_HANG_GUARD;
-	/* ACQUIRE: pairs with the store in pnt_mx_fn(). */
-	while (!(ran = smp_load_acquire(&m->ran)) && time_before(jiffies, end))
+	smp_store_release(&m->locked, true);	/* pairs with the test */
+	while (!pnt_mx_unlocked(m) && !pkt_aborted(t) &&
+	       time_before(jiffies, end)) {
 		cpu_relax();
-	preempt_enable();
-	if (!ran || !m->unlocked) {
+		cond_resched();
+	}
+	/* From here no NMI on this CPU unlocks for it. */
+	WRITE_ONCE(m->owner, NULL);
+	if (!pnt_mx_unlocked(m)) {
 		psem_mutex_unlock(&m->mx);
-		return ran ? -ESRCH : -ETIMEDOUT;
+		return -ETIMEDOUT;
 	}
 	/*
 	 * lockdep did not see the NMI's unlock (lockdep is off in NMI), so
@@ -1084,6 +1104,24 @@ static int pnt_mx_waiter(struct pkt_thread *t)
 }
 
 /*
+ * From another CPU than the owner's, sends NMIs to the owner's CPU until
+ * one of them finds the owner running there and unlocks.
+ */
+static int pnt_mx_sender(struct pkt_thread *t)
+{
+	struct pnt_mx *m = t->arg;
+	unsigned long end = jiffies + PKT_HANG_GUARD;
+
+	while (!pnt_mx_unlocked(m) && !pkt_aborted(t) &&
+	       time_before(jiffies, end)) {
+		if (!pnt_send(&m->nmi, m->cpu))
+			return -EIO;
+		pkt_progress(t);
+	}
+	return pnt_mx_unlocked(m) ? 0 : -ETIMEDOUT;
+}
+
+/*
  * A task holds the mutex, another waits for it; an NMI that interrupts the
  * owner unlocks it: the hand-off to the waiter is deferred, and the waiter
  * gets the mutex, once.
@@ -1092,16 +1130,16 @@ static void psem_test_nmi_mutex(struct kunit *test)
 {
 	struct pnt_mx *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	struct pkt_thread tmpl = { .fn = pnt_mx_owner };
-	struct pkt_thread *owner, *w;
-	int cpu;
+	struct pkt_thread *owner, *w, *sender;
+	int sent;
 
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	psem_mutex_init(&m->mx);
 	tmpl.arg = m;
 	pnt_arm(test, &m->nmi, pnt_mx_fn);
 	pkt_stats_start();
-	cpu = cpumask_last(cpu_online_mask);
-	owner = pkt_spawn(test, &tmpl, cpu);
+	m->cpu = cpumask_first(cpu_online_mask);
+	owner = pkt_spawn(test, &tmpl, m->cpu);
 	/* Pairs with the store in pnt_mx_owner(). */
 	KUNIT_ASSERT_TRUE(test, pkt_wait_for(smp_load_acquire(&m->locked)));
 	tmpl.fn = pnt_mx_waiter;
@@ -1111,17 +1149,19 @@ static void psem_test_nmi_mutex(struct kunit *test)
 	w = pkt_spawn(test, &tmpl, -1);
 	KUNIT_ASSERT_TRUE_MSG(test, pkt_wait_for(pkt_nr_waiters(&m->mx.sem) == 1),
 			      "waiter not queued");
-	pkt_post_step(test->priv, 1);
-	/* Pairs with the store in pnt_mx_owner(). */
-	KUNIT_ASSERT_TRUE(test, pkt_wait_for(smp_load_acquire(&m->spinning)));
-	/* The owner spins on @cpu with preemption off: this test is elsewhere. */
-	KUNIT_ASSERT_TRUE_MSG(test, pnt_send(&m->nmi, cpu), "NMI not served");
+	tmpl.fn = pnt_mx_sender;
+	tmpl.sem = NULL;
+	sender = pkt_spawn(test, &tmpl, cpumask_any_but(cpu_online_mask, m->cpu));
+	PKT_EXPECT_RETURNS(test, sender, 0);
 	PKT_EXPECT_RETURNS(test, owner, 0);
-	KUNIT_EXPECT_TRUE(test, m->unlocked);
 	PKT_EXPECT_RETURNS(test, w, 0);
 	psem_sync(&m->mx.sem);
 	pnt_disarm();
-	pnt_expect_runs(test, &m->nmi, 1);
+	sent = atomic_read(&m->nmi.sent);
+	pnt_expect_runs(test, &m->nmi, sent);
+	/* Exactly one NMI found the owner: the one that unlocked. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->misses), sent - 1);
+	KUNIT_EXPECT_TRUE(test, pnt_mx_unlocked(m));
 	PKT_EXPECT_STAT(test, PSEM_STAT_DEFERRED, 1);
 	KUNIT_EXPECT_FALSE(test, psem_mutex_is_locked(&m->mx));
 	KUNIT_EXPECT_TRUE(test, psem_mutex_trylock(&m->mx));
@@ -1129,6 +1169,8 @@ static void psem_test_nmi_mutex(struct kunit *test)
 	PKT_EXPECT_IDLE(test, &m->mx.sem, 1);
 	/* Before kunit frees it. */
 	psem_mutex_destroy(&m->mx);
+	kunit_info(test, "%d NMIs sent to the owner's CPU, %d found another task there\n",
+		   sent, atomic_read(&m->misses));
 	pnt_report(test, &m->nmi);
 }
 
