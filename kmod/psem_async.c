@@ -211,28 +211,29 @@ static void psem_async_queue_work(struct psem_async *aw, int result)
  * As psem_acquire_async(), but a queued wait completes by queueing
  * @aww->work on system_wq, so that its function runs in process context
  * and may sleep; it may call this again for @aww. The work item is never
- * initialised here: it may still be running. A wait may not be queued
- * while the work of the last one is still to run (a second completion
- * could not queue it again, and its grant would be lost): call this from
- * the work function, or once it has run. To withdraw the wait, call
+ * initialised here: it may still be running. A wait may be queued again
+ * from the work function, or once it has run (or after
+ * psem_cancel_async_work_sync()), never while the work of the last one is
+ * still to run: a second completion could not queue it again, and its
+ * grant would be lost. To withdraw the wait, call
  * psem_cancel_async_work_sync(): a psem_cancel_async() that returns false
  * does not mean that the work has been queued yet (the callback that
  * queues it may still be due).
  *
  * Return: as psem_acquire_async(); on 0 the permits are held at once and
  * the work is not queued; -EBUSY, changing nothing, if the work of the
- * last wait has yet to run (or the callback that queues it runs now).
+ * last wait is queued and has yet to run.
  */
 int psem_acquire_async_work(struct psem *sem, long n,
 			    struct psem_async_work *aww)
 {
 	/*
-	 * ACQUIRE: pairs with the RELEASE in psem_call_back(): a callback
-	 * of @aww that has returned queued its work before, so
-	 * work_pending() below sees it unless the work has started.
+	 * The last wait's work queued and not yet run: a completion of this
+	 * one could not queue it again. (Before its callback has queued it,
+	 * the last wait is not complete to its owner, which must not queue
+	 * @aww again then, as for any waiter that is still queued.)
 	 */
-	if (smp_load_acquire(&sem->calling) == &aww->aw ||
-	    work_pending(&aww->work))
+	if (work_pending(&aww->work))
 		return -EBUSY;
 	return psem_acquire_async(sem, n, &aww->aw, psem_async_queue_work);
 }

@@ -43,6 +43,7 @@ extern atomic64_t psem_warn_sites;
 extern bool psem_quiet_warnings;
 
 bool psem_refusal_warns(unsigned long ip);
+void psem_refusals_exit(void);
 
 /*
  * psem_refuse_ip - count a refused call and warn once per caller @ip (the
@@ -50,8 +51,8 @@ bool psem_refusal_warns(unsigned long ip);
  * asked for quiet refusals. Evaluates to true so that callers can write
  * "if (bad && psem_refuse(...)) return -EINVAL;". In task and softirq
  * context the warning is a WARN with the message and a backtrace; in NMI
- * and hard IRQ psem_refusal_warns() prints one line naming the caller
- * instead: an unwind and its console output there would hold the CPU for
+ * and hard IRQ psem_refusal_warns() has one line naming the caller printed
+ * from an irq_work instead: an unwind and its console output there would hold the CPU for
  * milliseconds (and NMI's unwinder may recurse), where a refusal must cost
  * a counter.
  */

@@ -19,6 +19,7 @@ static int __init psem_module_init(void)
 static void __exit psem_module_exit(void)
 {
 	psem_debugfs_exit();
+	psem_refusals_exit();
 }
 
 module_init(psem_module_init);

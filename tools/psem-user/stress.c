@@ -862,8 +862,9 @@ static long life_async(struct worker *w, long n, const struct life_snap *s0)
 	__atomic_store_n(&la->armed, 1, __ATOMIC_RELAXED);
 	if (work) {
 		count_op(w, "acquire_async_work");
-		/* The last round's work has run or was withdrawn. */
-		psem_init_async_work(&la->aww, life_async_work_fn);
+		/* Once: the last round's work may still be returning. */
+		if (!la->aww.work.func)
+			psem_init_async_work(&la->aww, life_async_work_fn);
 		ret = psem_acquire_async_work(&life_sem, n, &la->aww);
 	} else {
 		count_op(w, "acquire_async");
