@@ -124,23 +124,18 @@ static int pnt_handler(unsigned int type, struct pt_regs *regs)
 }
 
 /*
- * Not register_nmi_handler(), for one field: .max_duration starts at its
- * largest, which keeps nmi_check_duration() from printing "INFO: NMI
- * handler ... took too long to run". A TCG vCPU is a host thread that the
- * host may deschedule in the middle of a handler, so that line reports the
- * host's load, not psem; and make check counts every "INFO:" on the
- * console as a failure. These cases assert behaviour, not speed.
+ * Every NMI runs every NMI_LOCAL handler, and times each: one that runs
+ * over nmi_longest_ns (1 ms) prints "INFO: NMI handler (...) took too long
+ * to run", which make check counts as a splat. In these guests sched_clock
+ * counts jiffies (no stable TSC under TCG), so any handler run that spans a
+ * tick reads 4 ms: scripts/guest-psem.sh raises the threshold to 1 s before
+ * the suites load. The kernel's own handlers (the NMI backtrace's) run on
+ * these NMIs too, so a threshold kept here for this handler alone would not
+ * do.
  */
-static struct nmiaction pnt_action = {
-	.list		= LIST_HEAD_INIT(pnt_action.list),
-	.handler	= pnt_handler,
-	.max_duration	= U64_MAX,
-	.name		= PNT_NAME,
-};
-
 static int pnt_register(void)
 {
-	return __register_nmi_handler(NMI_LOCAL, &pnt_action);
+	return register_nmi_handler(NMI_LOCAL, pnt_handler, 0, PNT_NAME);
 }
 
 /* Waits for a handler that is running to return (synchronize_rcu()). */
