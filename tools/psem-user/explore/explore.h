@@ -29,7 +29,9 @@ struct ex_scenario {
 	void		(*setup)(void);
 	void		(*check)(void);
 	int		bound;		/* preemption bound; 0: the default */
-	int		pct;		/* > 0: that many PCT runs instead */
+	int		pct;		/* > 0: that many PCT runs, after the
+					 * bounded search if .bound is set,
+					 * else instead of it */
 	unsigned long	max;		/* > 0: schedules at most, at its bound */
 	unsigned int	warnings;	/* warnings the scenario expects */
 };

@@ -6,9 +6,10 @@
  * backtracks depth-first, CHESS-style, over every schedule with at most
  * `bound` preemptions (a switch away from a thread that could have gone
  * on, a timeout fired or an interrupt delivered while it could). Scenarios
- * that ask for it get PCT runs (depth 3) with fixed seeds instead.
+ * that ask for it get PCT runs (depth 3) with fixed seeds: after the
+ * bounded search if they give a bound too, else instead of it.
  *
- *   psem-explore [-v] [-f] [-b BOUND] [-m MAX] [-j JOBS] [GLOB...]
+ *   psem-explore [-v] [-f] [-b BOUND] [-m MAX] [-p RUNS] [-j JOBS] [GLOB...]
  *   psem-explore -l
  *   psem-explore -r TOKEN
  *
@@ -17,6 +18,7 @@
  *              EXPLORE_BOUND; without either, a scenario's own .bound)
  *   -m MAX     schedules per scenario at most (default 200000; a
  *              scenario's own .max, lower, applies at its own bound)
+ *   -p RUNS    that many PCT runs instead, for every scenario
  *   -j JOBS    run that many scenarios at a time, in worker processes;
  *              each scenario's lines are printed together, in order
  *   -f         find mode: each scenario is expected to fail; report the
@@ -395,7 +397,8 @@ static int explore_bounded(const struct ex_scenario *sc, int bound,
 	}
 }
 
-static int explore_pct(const struct ex_scenario *sc, unsigned long *schedules)
+static int explore_pct(const struct ex_scenario *sc, int runs,
+		       unsigned long *schedules)
 {
 	int r;
 
@@ -406,7 +409,7 @@ static int explore_pct(const struct ex_scenario *sc, unsigned long *schedules)
 	if (run_child(sc, false))
 		return 1;
 	ex_rec->pct_steps = ex_rec->nsteps + ex_rec->nsteps / 2;
-	for (r = 0; r < sc->pct; r++) {
+	for (r = 0; r < runs; r++) {
 		ex_rec->pct = 1;
 		ex_rec->nprefix = 0;
 		ex_rec->seed = 1000003ULL * (r + 1);
@@ -466,38 +469,62 @@ struct ex_result {
 	double		secs;
 };
 
-static int opt_bound_given;
+static int opt_bound_given, opt_pct;
 
-/* Explores @sc and prints its lines; the figures go to @res. */
+/*
+ * Explores @sc and prints its lines; the figures go to @res. A scenario
+ * is searched at its bound (its own, or the default), then, if it asks
+ * for them, given PCT runs as well; one with PCT runs and no bound gets
+ * those alone. -b or EXPLORE_BOUND: every scenario at that bound,
+ * uncapped, and no PCT; -p: that many PCT runs alone, for every one.
+ */
 static void run_scenario(const struct ex_scenario *sc, struct ex_result *res)
 {
 	const char *env = getenv("EXPLORE_BOUND");
-	int bound = sc->bound ? sc->bound : opt_bound;
+	int bound = sc->bound ? sc->bound : opt_bound, pct = sc->pct;
+	bool bounded = sc->bound || !sc->pct, capped = false, in_pct = false;
 	unsigned long n = 0, max = opt_max;
-	bool capped = false;
 	double t = now();
-	int bad;
+	char how[64];
+	int bad = 0;
 
-	/* EXPLORE_BOUND or -b: every bounded scenario that deep, uncapped. */
-	if ((opt_bound_given || (env && *env)) && !sc->pct)
+	if (opt_pct) {
+		bounded = false;
+		pct = opt_pct;
+	} else if (opt_bound_given || (env && *env)) {
+		bounded = true;
 		bound = opt_bound;
-	else if (sc->max && sc->max < max)
+		pct = 0;
+	} else if (sc->max && sc->max < max) {
 		max = sc->max;
+	}
 	memset(addrs, 0, sizeof(addrs));
 	scen_max = max;
-	bad = sc->pct ? explore_pct(sc, &n)
-		      : explore_bounded(sc, bound, &n, &capped);
+	if (bounded)
+		bad = explore_bounded(sc, bound, &n, &capped);
+	if (!bad && pct) {
+		in_pct = true;
+		bad = explore_pct(sc, pct, &n);
+	}
 	res->schedules = n;
-	res->bound = bound;
+	res->bound = bounded ? bound : 0;
 	res->bad = bad;
 	res->capped = capped;
 	res->secs = now() - t;
+	if (!bounded)
+		snprintf(how, sizeof(how), "%d PCT runs, depth %d", pct,
+			 EX_PCT_DEPTH);
+	else if (pct)
+		snprintf(how, sizeof(how), "bound %d, then %d PCT runs", bound,
+			 pct);
+	else
+		snprintf(how, sizeof(how), "bound %d", bound);
 	if (bad) {
 		report(sc, n);
 		if (opt_find)
-			printf("explore: %s: found after %lu schedule(s) (%s %d)\n",
-			       sc->name, n, sc->pct ? "PCT runs, depth" : "bound",
-			       sc->pct ? EX_PCT_DEPTH : bound);
+			printf("explore: %s: found after %lu schedule(s) (%s%s)\n",
+			       sc->name, n, how,
+			       in_pct && bounded ? ": in a PCT run" : "");
 		return;
 	}
 	if (opt_find) {
@@ -508,9 +535,8 @@ static void run_scenario(const struct ex_scenario *sc, struct ex_result *res)
 		printf("explore: %s: %lu schedules, capped (bound %d not exhausted), %.1f s\n",
 		       sc->name, n, bound, res->secs);
 	else if (opt_verbose)
-		printf("explore: %s: %lu schedules (%s %d), %.1f s\n",
-		       sc->name, n, sc->pct ? "PCT, depth" : "all, bound",
-		       sc->pct ? EX_PCT_DEPTH : bound, res->secs);
+		printf("explore: %s: %lu schedules (%s%s), %.1f s\n",
+		       sc->name, n, bounded ? "all, " : "", how, res->secs);
 }
 
 /*
@@ -597,7 +623,7 @@ int main(int argc, char **argv)
 		return 2;
 	if (env && *env)
 		opt_bound = atoi(env);
-	while ((opt = getopt(argc, argv, "lvfb:m:r:j:")) != -1) {
+	while ((opt = getopt(argc, argv, "lvfb:m:p:r:j:")) != -1) {
 		switch (opt) {
 		case 'l':
 			for (p = __start_ex_scenarios; p < __stop_ex_scenarios; p++)
@@ -619,10 +645,13 @@ int main(int argc, char **argv)
 		case 'j':
 			jobs = atoi(optarg);
 			break;
+		case 'p':
+			opt_pct = atoi(optarg);
+			break;
 		case 'r':
 			return replay(optarg);
 		default:
-			fprintf(stderr, "usage: psem-explore [-lvf] [-b BOUND] [-m MAX] [-j JOBS] [-r TOKEN] [GLOB...]\n");
+			fprintf(stderr, "usage: psem-explore [-lvf] [-b BOUND] [-m MAX] [-p RUNS] [-j JOBS] [-r TOKEN] [GLOB...]\n");
 			return 2;
 		}
 	}

@@ -65,7 +65,7 @@ static const struct ex_scenario nmi_quiesce_free = {
 	.name = "defer/nmi-quiesce-free",
 	.doc = "two NMI releases park; the owner closes, quiesces and frees",
 	.setup = nq_setup, .check = nq_check,
-	.bound = 1,	/* 10,523 schedules at bound 2 */
+	.bound = 1,	/* 10,092 schedules at bound 2 */
 };
 EX_SCENARIO(nmi_quiesce_free);
 
@@ -207,7 +207,7 @@ static const struct ex_scenario is_held_parked = {
 	.name = "defer/is-held-parked",
 	.doc = "psem_is_held() and psem_available() while an NMI's up() is parked",
 	.setup = ih_setup, .check = ih_check,
-	.bound = 1,
+	.bound = 1,	/* 56,812 schedules at bound 2 */
 };
 EX_SCENARIO(is_held_parked);
 #endif
@@ -273,6 +273,7 @@ static const struct ex_scenario pool_destroy = {
 	.name = "defer/pool-destroy-nmi-put",
 	.doc = "a pool put from NMI hands over to a waiter; the owner destroys and frees",
 	.setup = pd_setup, .check = pd_check,
+	.bound = 1,	/* 1,897 schedules at bound 2 */
 };
 EX_SCENARIO(pool_destroy);
 
