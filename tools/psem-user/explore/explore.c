@@ -84,6 +84,12 @@ struct ex_thread {
 };
 
 struct ex_record *ex_rec;
+/*
+ * The threads' stacks: in the parent's bss, which it never touches, so a
+ * child faults in fresh zero pages for the little of each it uses, with
+ * no allocation of its own.
+ */
+static char ex_stacks[EX_MAX_THREADS][EX_STACK] __attribute__((aligned(4096)));
 static const struct ex_scenario *ex_sc;
 static struct ex_thread ex_threads[EX_MAX_THREADS];
 static int ex_nthreads;
@@ -185,10 +191,17 @@ struct ex_vc {
 };
 
 static struct ex_vc ex_clock[EX_VC];
+/*
+ * The locations, appended in the order they are first met, and a hash
+ * index into them: a child touches a page or two of each, not pages all
+ * over a sparse table.
+ */
 static struct {
 	uintptr_t	addr;
 	struct ex_vc	vc;
 } ex_locs[EX_LOCS];
+static unsigned int ex_nlocs;
+static uint16_t ex_loc_index[2 * EX_LOCS];	/* slot + 1; 0: empty */
 
 enum { EX_ORD_NONE, EX_ORD_ACQ = 1, EX_ORD_REL = 2, EX_ORD_FULL = 3 };
 
@@ -199,18 +212,21 @@ static int ex_self(void)
 
 static struct ex_vc *ex_loc(uintptr_t a)
 {
-	unsigned int h = (unsigned int)((a * 0x9E3779B97F4A7C15ULL) >> 54), i;
+	unsigned int h = (unsigned int)((a * 0x9E3779B97F4A7C15ULL) >> 53), i;
 
-	for (i = 0; i < EX_LOCS; i++, h = (h + 1) % EX_LOCS) {
-		if (ex_locs[h].addr == a)
-			return &ex_locs[h].vc;
-		if (!ex_locs[h].addr) {
-			ex_locs[h].addr = a;
-			return &ex_locs[h].vc;
-		}
+	for (i = 0; i < 2 * EX_LOCS; i++, h = (h + 1) % (2 * EX_LOCS)) {
+		unsigned int slot = ex_loc_index[h];
+
+		if (slot && ex_locs[slot - 1].addr == a)
+			return &ex_locs[slot - 1].vc;
+		if (!slot)
+			break;
 	}
-	ex_fail("more than %d synchronising locations", EX_LOCS);
-	return NULL;
+	if (ex_nlocs >= EX_LOCS)
+		ex_fail("more than %d synchronising locations", EX_LOCS);
+	ex_locs[ex_nlocs].addr = a;
+	ex_loc_index[h] = (uint16_t)++ex_nlocs;
+	return &ex_locs[ex_nlocs - 1].vc;
 }
 
 static void ex_join(struct ex_vc *to, const struct ex_vc *from)
@@ -298,8 +314,9 @@ void ex_guard_read(struct ex_guard *g)
  */
 static int (*ex_swapcontext)(ucontext_t *, const ucontext_t *) = swapcontext;
 
-static void ex_switch_init(void)
+void ex_init(void)
 {
+
 #if EX_ASAN
 	/* The C library's, not the next definition (ASan's interceptor). */
 	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
@@ -487,9 +504,7 @@ static int ex_add_thread(const char *name, void (*fn)(void *), void *arg,
 	t->task = ex_new_task(name, t->id);
 	ex_clock[t->id].c[t->id] = 1;	/* its first epoch: unseen by others */
 	t->task->preempt_count = (int)ctx;
-	t->stack = malloc(EX_STACK);
-	if (!t->stack)
-		abort();
+	t->stack = ex_stacks[t->id];
 	getcontext(&t->ctx);
 	t->ctx.uc_stack.ss_sp = t->stack;
 	t->ctx.uc_stack.ss_size = EX_STACK;
@@ -1208,7 +1223,6 @@ struct task_struct *psem_user_irq_work_task(void)
 
 void ex_execute(const struct ex_scenario *sc)
 {
-	ex_switch_init();
 	ex_clock[EX_MAX_THREADS].c[EX_MAX_THREADS] = 1;
 	ex_sc = sc;
 	ex_rec->nsteps = 0;

@@ -55,6 +55,8 @@ struct ex_record {
 };
 
 extern struct ex_record *ex_rec;
+/* Once, in the parent: what every child would otherwise look up again. */
+void ex_init(void);
 void ex_execute(const struct ex_scenario *sc);
 
 #endif /* _PSEM_EXPLORE_INT_H */

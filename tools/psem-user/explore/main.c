@@ -621,6 +621,7 @@ int main(int argc, char **argv)
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (ex_rec == MAP_FAILED)
 		return 2;
+	ex_init();
 	if (env && *env)
 		opt_bound = atoi(env);
 	while ((opt = getopt(argc, argv, "lvfb:m:p:r:j:")) != -1) {
