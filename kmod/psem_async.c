@@ -303,6 +303,11 @@ bool psem_cancel_async_work_sync(struct psem *sem, struct psem_async_work *aww)
 		 */
 		if (psem_cancel_async_sync(sem, &aww->aw))
 			cancelled = true;
+		/*
+		 * Ordered after the ACQUIRE of &psem.calling in the cancel's
+		 * last look under the lock: a callback that has returned
+		 * counted its run before it cleared calling (RELEASE).
+		 */
 		else if (READ_ONCE(aww->queued) != queued)
 			cancelled = false;
 		/* A run under way or queued: it may queue @aww again. */
