@@ -103,9 +103,23 @@ splat_re+='|detected stall|Call Trace|refcount_t:|list_add corruption|list_del c
 # CONFIG_PROVE_LOCKING is set). So do an unknown KIND, an end without its begin, and a window left
 # open. The console and the guest's `dmesg -r` copy of a module's log are
 # separate windows, each checked.
+# A console that loses its turn mid-line (7.x's nbcon consoles, on handover)
+# prints the line cut short, then "** replaying previous printk message **",
+# then the whole line again. The cut-short copy is not a message: blank it
+# and the notice, keeping the line numbers, so that the scanner reads each
+# message once.
+printk_unreplay() {
+	awk '/^(<[0-9]+>)?(\[ *[0-9]+\.[0-9]+\] )?\*\* replaying previous printk message \*\*$/ {
+		if (held) print ""
+		print ""; held = 0; next
+	}
+	{ if (held) print last; last = $0; held = 1 }
+	END { if (held) print last }'
+}
+
 scan_splats() {
 	local hits
-	hits=$(tr -d '\r' <"$1" | awk -v re="$splat_re" '
+	hits=$(tr -d '\r' <"$1" | printk_unreplay | awk -v re="$splat_re" '
 		{ line = $0; sub(/^(<[0-9]+>)?\[ *[0-9]+\.[0-9]+\] /, "", line) }
 		kcsan {			# inside a KCSAN report
 			if (line ~ /^=+$/ && length(line) >= 20) {

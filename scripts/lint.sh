@@ -32,6 +32,7 @@
 #     gives its missing-return warnings), each first shown a canary comment
 #     with an undescribed parameter, which it must report
 #   misuse that must not compile, against the first of PSEM_LINT_KERNELS
+#   the console scanner's self-test (scripts/check-scan.sh)
 #   and, where installed, shellcheck -S warning on scripts/*.sh and .ci/run
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -385,6 +386,14 @@ if [ $mnc_bad = 0 ]; then
 	stage_done ok
 else
 	bad+=(must-not-compile)
+	stage_done FAILED
+fi
+
+stage "lint: console scanner"
+if bash "$top/scripts/check-scan.sh"; then
+	stage_done ok
+else
+	bad+=(check-scan)
 	stage_done FAILED
 fi
 
