@@ -58,7 +58,7 @@ int psem_acquire_async(struct psem *sem, long n, struct psem_async *aw,
 	long needed;
 	int ret;
 
-	if (unlikely((unsigned long)n > PSEM_MAX_PERMITS) &&
+	if (psem_count_out_of_range(n) &&
 	    psem_refuse("%s: count %ld out of range\n", __func__, n))
 		return -EINVAL;
 	/*

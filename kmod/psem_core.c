@@ -63,19 +63,10 @@ static noinline __cold int psem_bad_count(const char *fn, long n,
 	return -EINVAL;
 }
 
-/*
- * Whether @n is outside 0..PSEM_MAX_PERMITS: one shift and a branch. Zero
- * goes on through the paths like any count and changes nothing.
- */
-static __always_inline bool psem_count_odd(long n)
-{
-	return unlikely((unsigned long)n > PSEM_MAX_PERMITS);
-}
-
 void __psem_init(struct psem *sem, long permits, const char *name,
 		 struct lock_class_key *key)
 {
-	if (unlikely((unsigned long)permits > PSEM_MAX_PERMITS)) {
+	if (psem_count_out_of_range(permits)) {
 		psem_bad_count(__func__, permits, _RET_IP_);
 		permits = 0;
 	}
@@ -99,7 +90,7 @@ int __psem_init_capacity(struct psem *sem, long capacity, const char *name,
 {
 	int ret = 0;
 
-	if (unlikely((unsigned long)capacity > PSEM_MAX_PERMITS)) {
+	if (psem_count_out_of_range(capacity)) {
 		ret = psem_bad_count(__func__, capacity, _RET_IP_);
 		capacity = 0;
 	}
@@ -125,7 +116,7 @@ EXPORT_SYMBOL_PSEM(__psem_init_capacity);
  */
 bool psem_try_acquire(struct psem *sem, long n)
 {
-	if (unlikely((unsigned long)n > PSEM_MAX_PERMITS))
+	if (psem_count_out_of_range(n))
 		return !psem_bad_count(__func__, n, _RET_IP_);
 	return psem_take(sem, n);
 }
@@ -157,7 +148,7 @@ EXPORT_SYMBOL_PSEM(psem_try_acquire);
  */
 int psem_release(struct psem *sem, long n)
 {
-	if (psem_count_odd(n))
+	if (psem_count_out_of_range(n))
 		return psem_bad_count(__func__, n, _RET_IP_);
 	if (psem_release_fast(sem, n))
 		return 0;
@@ -180,7 +171,7 @@ EXPORT_SYMBOL_PSEM(psem_release);
  */
 int psem_release_all_held(struct psem *sem, long n)
 {
-	if (psem_count_odd(n))
+	if (psem_count_out_of_range(n))
 		return psem_bad_count(__func__, n, _RET_IP_);
 	/*
 	 * More than the capacity cannot all be held: the locked path
@@ -208,7 +199,7 @@ static __always_inline int psem_acquire_common(struct psem *sem, long n,
 					       unsigned int state, long timeout,
 					       const char *fn, unsigned long ip)
 {
-	if (psem_count_odd(n))
+	if (psem_count_out_of_range(n))
 		return psem_bad_count(fn, n, ip);
 	/*
 	 * might_sleep() on both paths, after the take, so that the fast
@@ -342,7 +333,7 @@ long psem_drain(struct psem *sem, long up_to)
 {
 	long cur, take;
 
-	if (unlikely((unsigned long)up_to > PSEM_MAX_PERMITS)) {
+	if (psem_count_out_of_range(up_to)) {
 		psem_bad_count(__func__, up_to, _RET_IP_);
 		return 0;
 	}
@@ -380,10 +371,10 @@ int psem_reduce(struct psem *sem, long n)
 	unsigned long flags;
 	int ret = 0;
 
-	if (unlikely(n <= 0))
-		return n ? psem_bad_count(__func__, n, _RET_IP_) : 0;
-	if (n > PSEM_MAX_PERMITS)
+	if (psem_count_out_of_range(n))
 		return psem_bad_count(__func__, n, _RET_IP_);
+	if (unlikely(!n))
+		return 0;
 	if (sem->capped && psem_refuse("reduce of a psem with a capacity; use psem_resize()\n"))
 		return -EINVAL;
 	if (psem_refuse_context())

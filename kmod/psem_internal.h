@@ -21,9 +21,20 @@
 DECLARE_STATIC_KEY_TRUE(psem_fast_release_key);
 DECLARE_STATIC_KEY_TRUE(psem_zero_release_key);
 /* On exactly when both of the above are: psem's own rule, the default. */
-DECLARE_STATIC_KEY_TRUE(psem_rule_key);
+DECLARE_STATIC_KEY_TRUE(psem_waiters_bit_rule_key);
 DECLARE_STATIC_KEY_TRUE(psem_contention_flag_key);
 DECLARE_STATIC_KEY_FALSE(psem_stats_key);
+
+/*
+ * Whether @n is outside 0..PSEM_MAX_PERMITS, the range of every count the
+ * entry points take: a negative @n converts to an unsigned value above it,
+ * so one compare tests both ends. Zero is in range: it goes through the
+ * paths like any count and changes nothing.
+ */
+static __always_inline bool psem_count_out_of_range(long n)
+{
+	return unlikely((unsigned long)n > PSEM_MAX_PERMITS);
+}
 
 struct psem_cpu_stats {
 	u64 count[PSEM_NR_STATS];

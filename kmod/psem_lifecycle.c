@@ -69,7 +69,7 @@ int psem_resize(struct psem *sem, long capacity)
 		return -EINVAL;
 	if (psem_refuse_context())
 		return -EPERM;
-	if ((unsigned long)capacity > PSEM_MAX_PERMITS &&
+	if (psem_count_out_of_range(capacity) &&
 	    psem_refuse("resize to capacity %ld out of range\n", capacity))
 		return -EINVAL;
 

@@ -15,7 +15,7 @@
  * touches the psem again on behalf of a wait that was queued on it: a task
  * served while on its way to cancel is counted in &psem.leaving until it
  * has taken the lock, and a path calling back asynchronous waiters holds
- * &psem.calls until it is done; psem_settle() waits for both.
+ * &psem.calls until it is done; psem_wait_let_go() waits for both.
  */
 
 #include <linux/export.h>
@@ -32,12 +32,12 @@
 #include "psem_queue.h"
 
 /*
- * Tells psem_settle() and psem_cancel_async_sync(), which wait on
+ * Tells psem_wait_let_go() and psem_cancel_async_sync(), which wait on
  * &sem->leaving with wait_var_event(), that what they wait for may have
  * changed. wake_up_var() only hashes the address, so this is safe after
  * the psem may be gone.
  */
-static void psem_settle_wake(struct psem *sem)
+static void psem_let_go_wake(struct psem *sem)
 {
 	/*
 	 * Full barrier: orders the change (made under the lock, or the
@@ -84,12 +84,12 @@ static void psem_call_back(struct psem *sem, struct list_head *calls)
 		 * and finds it changed; pairs with its smp_load_acquire().
 		 */
 		smp_store_release(&sem->calling, NULL);
-		psem_settle_wake(sem);
+		psem_let_go_wake(sem);
 		spin_lock_irqsave(&sem->wq.lock, flags);
 	}
 	sem->calls = NULL;
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
-	psem_settle_wake(sem);
+	psem_let_go_wake(sem);
 }
 
 /*
@@ -149,7 +149,7 @@ static void psem_dequeue(struct psem *sem, struct psem_waiter *w, int result,
 	 * Relaxed: atomicity alone decides, against the task's own
 	 * LINKED -> LEAVING in psem_leave(), which of the two came first;
 	 * the grant itself travels by ->done. A task already leaving takes
-	 * the lock once more: count it, so that psem_settle() waits for it.
+	 * the lock once more: count it, so that psem_wait_let_go() waits for it.
 	 */
 	if (atomic_xchg_relaxed(&w->state, PSEM_W_SERVED) == PSEM_W_LEAVING)
 		sem->leaving++;
@@ -426,7 +426,7 @@ bool psem_cancel(struct psem *sem, struct psem_waiter *w)
  * short, unless something served it first; returns whether it withdrew.
  * It says so on its own waiter before it touches @sem: from then on a
  * server that dequeues it counts it in @sem->leaving (psem_dequeue()),
- * and psem_settle() waits until this lock and unlock are over, so @sem
+ * and psem_wait_let_go() waits until this lock and unlock are over, so @sem
  * outlives them however the psem is closed, quiesced and freed meanwhile.
  * A task that was served first never touches @sem again.
  */
@@ -450,19 +450,22 @@ static bool psem_leave(struct psem *sem, struct psem_waiter *w)
 	if (left)
 		psem_wake_served(sem, &wake);
 	else
-		psem_settle_wake(sem);
+		psem_let_go_wake(sem);
 	return left;
 }
 
-/* Under the queue lock: no task on its way to the lock, no callbacks due. */
-static bool psem_settled(struct psem *sem)
+/*
+ * Whether the queue has let go of @sem: under the queue lock, no task on
+ * its way to the lock, no callbacks due.
+ */
+static bool psem_has_let_go(struct psem *sem)
 {
-	bool settled;
+	bool let_go;
 
 	spin_lock_irq(&sem->wq.lock);
-	settled = !sem->leaving && !sem->calls;
+	let_go = !sem->leaving && !sem->calls;
 	spin_unlock_irq(&sem->wq.lock);
-	return settled;
+	return let_go;
 }
 
 /*
@@ -472,10 +475,10 @@ static bool psem_settled(struct psem *sem)
  * Finding them gone under the lock also waits out their last unlock.
  * Process context.
  */
-static void psem_settle(struct psem *sem)
+static void psem_wait_let_go(struct psem *sem)
 {
 	might_sleep();
-	wait_var_event(&sem->leaving, psem_settled(sem));
+	wait_var_event(&sem->leaving, psem_has_let_go(sem));
 }
 
 /**
@@ -513,7 +516,7 @@ void psem_sync(struct psem *sem)
 		cpu_relax();
 	/* The hand-off may serve waiters and start callbacks: first. */
 	irq_work_sync(&sem->defer);
-	psem_settle(sem);
+	psem_wait_let_go(sem);
 }
 EXPORT_SYMBOL_PSEM(psem_sync);
 

@@ -27,7 +27,8 @@
 #include "psem_queue.h"
 #include "psem_rwlock.h"
 
-#define RW_MAX PSEM_RWLOCK_MAX_READERS
+/* A writer takes every permit: as many as the most readers. */
+#define PSEM_RW_WRITE_PERMITS	PSEM_RWLOCK_MAX_READERS
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 #define rw_dep(lock) (&(lock)->dep_map)
@@ -39,7 +40,7 @@ void __psem_rwlock_init(struct psem_rwlock *lock, const char *name,
 			struct lock_class_key *key,
 			struct lock_class_key *sem_key)
 {
-	__psem_init(&lock->sem, RW_MAX, name, sem_key);
+	__psem_init(&lock->sem, PSEM_RW_WRITE_PERMITS, name, sem_key);
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 	lockdep_init_map_wait(&lock->dep_map, name, key, 0, LD_WAIT_SLEEP);
 #endif
@@ -80,7 +81,7 @@ static __always_inline int psem_rw_wait(struct psem_rwlock *lock,
 		rwsem_acquire_read(rw_dep(lock), 0, 0, ip);
 	else
 		rwsem_acquire(rw_dep(lock), 0, 0, ip);
-	ret = acquire(&lock->sem, read ? 1 : RW_MAX);
+	ret = acquire(&lock->sem, read ? 1 : PSEM_RW_WRITE_PERMITS);
 	if (ret)
 		rwsem_release(rw_dep(lock), ip);
 	return ret;
@@ -181,11 +182,11 @@ void psem_write_lock(struct psem_rwlock *lock)
 {
 	rwsem_acquire(rw_dep(lock), 0, 0, _RET_IP_);
 	/* Every permit to none; else the uninterruptible wait, which cannot fail. */
-	if (likely(psem_take_all_fast(&lock->sem, RW_MAX))) {
+	if (likely(psem_take_all_fast(&lock->sem, PSEM_RW_WRITE_PERMITS))) {
 		might_sleep();	/* after the take, as in psem_read_lock() */
 		return;
 	}
-	psem_acquire_slow(&lock->sem, RW_MAX, TASK_UNINTERRUPTIBLE,
+	psem_acquire_slow(&lock->sem, PSEM_RW_WRITE_PERMITS, TASK_UNINTERRUPTIBLE,
 			  MAX_SCHEDULE_TIMEOUT);
 }
 EXPORT_SYMBOL_PSEM(psem_write_lock);
@@ -226,7 +227,7 @@ EXPORT_SYMBOL_PSEM(psem_write_lock_killable);
  */
 bool psem_write_trylock(struct psem_rwlock *lock)
 {
-	if (!psem_try_acquire(&lock->sem, RW_MAX))
+	if (!psem_try_acquire(&lock->sem, PSEM_RW_WRITE_PERMITS))
 		return false;
 	rwsem_acquire(rw_dep(lock), 0, 1, _RET_IP_);
 	return true;
@@ -246,9 +247,9 @@ void psem_write_unlock(struct psem_rwlock *lock)
 {
 	rwsem_release(rw_dep(lock), _RET_IP_);
 	/* One compare-exchange from zero unless somebody waits. */
-	if (likely(psem_release_all_fast(&lock->sem, RW_MAX)))
+	if (likely(psem_release_all_fast(&lock->sem, PSEM_RW_WRITE_PERMITS)))
 		return;
-	psem_release_locked(&lock->sem, RW_MAX);
+	psem_release_locked(&lock->sem, PSEM_RW_WRITE_PERMITS);
 }
 EXPORT_SYMBOL_PSEM(psem_write_unlock);
 
@@ -264,7 +265,7 @@ EXPORT_SYMBOL_PSEM(psem_write_unlock);
 void psem_downgrade_write(struct psem_rwlock *lock)
 {
 	lock_downgrade(rw_dep(lock), _RET_IP_);
-	psem_release_all_held(&lock->sem, RW_MAX - 1);
+	psem_release_all_held(&lock->sem, PSEM_RW_WRITE_PERMITS - 1);
 }
 EXPORT_SYMBOL_PSEM(psem_downgrade_write);
 

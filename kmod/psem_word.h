@@ -65,7 +65,7 @@ static __always_inline bool psem_take(struct psem *sem, long n)
 }
 
 /* Counts and traces a lock-free release's exchange, which @landed or not. */
-static __always_inline bool psem_fast_landed(struct psem *sem, long n,
+static __always_inline bool psem_count_fast_release(struct psem *sem, long n,
 					     bool landed)
 {
 	if (likely(landed)) {
@@ -95,7 +95,7 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	 * the RELEASE RMW with which the resize changed the word. Anything
 	 * else is rechecked by the exchange.
 	 */
-	if (static_branch_likely(&psem_rule_key)) {
+	if (static_branch_likely(&psem_waiters_bit_rule_key)) {
 		/*
 		 * psem's rule: nobody waits, the flag is clear, not closed;
 		 * any balance. One test of the three bits.
@@ -130,7 +130,7 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	 * PSEM_WAITERS is clear: a waiter that sets it first makes this
 	 * fail, and one that sets it later reads what this added.
 	 */
-	return psem_fast_landed(sem, n,
+	return psem_count_fast_release(sem, n,
 				atomic_long_try_cmpxchg_release(&sem->count, &cur,
 								(long)sum));
 slow:
@@ -150,10 +150,10 @@ static __always_inline bool psem_release_all_fast(struct psem *sem, long n)
 {
 	long cur = 0;
 
-	if (!static_branch_likely(&psem_rule_key))
+	if (!static_branch_likely(&psem_waiters_bit_rule_key))
 		return false;
 	/* RELEASE: as in psem_release_fast(). */
-	return psem_fast_landed(sem, n,
+	return psem_count_fast_release(sem, n,
 				atomic_long_try_cmpxchg_release(&sem->count, &cur,
 								n * PSEM_ONE));
 }

@@ -34,7 +34,7 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
   leave-uncounted           psem_dequeue(): a task served on its way to
                             cancel is not counted in &psem.leaving
   leave-skips-wake          psem_leave(): a task served on its way out does
-                            not wake psem_settle() after it lets go
+                            not wake psem_wait_let_go() after it lets go
   cancel-keeps-partial      psem_unlink(): a withdrawn wait does not give
                             back what it was partly assigned
   queue-lifo                psem_link(): a waiter links at the head of the
@@ -48,7 +48,7 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
   callbacks-nest            psem_dequeue(): every path that completes an
                             asynchronous waiter calls back itself, even
                             inside another path's callback
-  settle-ignores-calls      psem_settled(): a path calling back does not
+  settle-ignores-calls      psem_has_let_go(): a path calling back does not
                             hold off psem_sync()
   park-no-irq-work          psem_park(): parked permits are never handed
                             over (no irq_work_queue())
@@ -143,7 +143,7 @@ EXPLORE = {
                            "(void)psem_pay_debt(sem, 0);"),
     "leave-uncounted": ("psem_dequeue", "sem->leaving++;",
                         "(void)sem->leaving;"),
-    "leave-skips-wake": ("psem_leave", "psem_settle_wake(sem);",
+    "leave-skips-wake": ("psem_leave", "psem_let_go_wake(sem);",
                          "(void)sem;"),
     "cancel-keeps-partial": ("psem_unlink",
                              "psem_add_locked(sem, w->n - w->needed, ",
@@ -158,7 +158,7 @@ EXPLORE = {
                              "WRITE_ONCE(sem->calling, aw);",
                              "WRITE_ONCE(sem->calling, NULL);"),
     "callbacks-nest": ("psem_dequeue", "if (!sem->calls)", "if (1)"),
-    "settle-ignores-calls": ("psem_settled", "!sem->leaving && !sem->calls",
+    "settle-ignores-calls": ("psem_has_let_go", "!sem->leaving && !sem->calls",
                              "!sem->leaving"),
     "park-no-irq-work": ("psem_park", "irq_work_queue(&sem->defer);",
                          "(void)&sem->defer;"),
@@ -179,8 +179,9 @@ EXPLORE = {
     "release-all-held-unchecked": ("psem_release_all_held",
                                    "(unsigned long)n * PSEM_ONE <= READ_ONCE(sem->limit)",
                                    "1"),
-    "downgrade-releases-all": ("psem_downgrade_write", "RW_MAX - 1",
-                               "RW_MAX"),
+    "downgrade-releases-all": ("psem_downgrade_write",
+                               "PSEM_RW_WRITE_PERMITS - 1",
+                               "PSEM_RW_WRITE_PERMITS"),
     "mutex-unlock-lost": ("psem_mutex_unlock",
                           "psem_release_locked(&lock->sem, 1);",
                           "(void)lock;"),

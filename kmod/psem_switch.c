@@ -1,50 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * psem's run-time switches and statistics, and their debugfs files under
- * /sys/kernel/debug/psem/:
+ * psem's run-time switches and statistics: the static keys that choose
+ * the release rule, the per-CPU counters and the count of refused calls,
+ * with their getters and setters (psem_knobs.h, the PSEM_KNOBS namespace).
+ * This is the bottom layer: the paths below psem_word.h read the keys and
+ * count into the counters. The debugfs files that show and set them are
+ * psem_debugfs.c's.
  *
- *   fast_release     1: a release tries one lock-free exchange when the rule
- *                    below allows it (default); 0: every release takes the
- *                    queue lock, as before the fast path existed.
- *   zero_release     1: the lock-free exchange is tried whenever nobody waits,
- *                    at any balance, zero included (default); 0: only on a
- *                    positive balance, the seed's rule.
- *   contention_flag  1: a locked release that loses a race sends other
- *                    releases to the lock until its addition lands
- *                    (default); 0: the flag is neither set nor read.
- *   stats_enabled    1: count events per CPU; 0: no counting (default).
- *   stats            the counters, summed over CPUs, one "name value" a line.
+ * The release rules (Documentation/design.rst, "The release rules"):
+ *
+ *   always-locked     fast_release off: every release takes the queue lock.
+ *   positive-balance  fast_release on, zero_release off: the lock-free
+ *                     exchange only on a positive balance.
+ *   waiters-bit       both on (the default): the lock-free exchange
+ *                     whenever the word has no flag and is open, at any
+ *                     balance, zero included.
+ *
+ * contention_flag, on by default, lets a locked release that loses a race
+ * send other releases to the lock until its addition lands.
  *
  * The switches are static keys, so a disabled feature costs the fast path
- * nothing but a patched jump. Writes take "0" or "1" (one trailing newline is
- * fine); anything else, longer writes included, gets -EINVAL and changes
- * nothing. debugfs is
- * root-only; the files that change behaviour are 0600, stats 0400.
+ * nothing but a patched jump.
  */
 
-#include <linux/debugfs.h>
 #include <linux/export.h>
-#include <linux/fs.h>
-#include <linux/kernel.h>
-#include <linux/module.h>
+#include <linux/jump_label.h>
 #include <linux/mutex.h>
-#include <linux/seq_file.h>
-#include <linux/uaccess.h>
+#include <linux/percpu.h>
 
 #include "psem_internal.h"
 
 DEFINE_STATIC_KEY_TRUE(psem_fast_release_key);
 DEFINE_STATIC_KEY_TRUE(psem_zero_release_key);
-DEFINE_STATIC_KEY_TRUE(psem_rule_key);
+DEFINE_STATIC_KEY_TRUE(psem_waiters_bit_rule_key);
+DEFINE_STATIC_KEY_TRUE(psem_contention_flag_key);
+DEFINE_STATIC_KEY_FALSE(psem_stats_key);
 /*
  * Serialises every switch: static_branch_disable() warns if it lands in
  * the middle of another task's static_branch_enable() of the same key, as
  * two administrators writing one switch at once would make it; and the two
- * switches behind psem_rule_key must be read together.
+ * switches behind psem_waiters_bit_rule_key must be read together.
  */
 static DEFINE_MUTEX(psem_switch_lock);
-DEFINE_STATIC_KEY_TRUE(psem_contention_flag_key);
-DEFINE_STATIC_KEY_FALSE(psem_stats_key);
 DEFINE_PER_CPU(struct psem_cpu_stats, psem_cpu_stats);
 
 atomic64_t psem_refusals = ATOMIC64_INIT(0);
@@ -76,13 +73,13 @@ void psem_stats_snapshot(struct psem_stats *out)
 {
 	int cpu, i;
 
-	memset(out, 0, sizeof(*out));
-	for_each_possible_cpu(cpu) {
-		const struct psem_cpu_stats *s = per_cpu_ptr(&psem_cpu_stats, cpu);
+	for (i = 0; i < PSEM_NR_STATS; i++) {
+		u64 sum = 0;
 
-		for (i = 0; i < PSEM_NR_STATS; i++)
+		for_each_possible_cpu(cpu)
 			/* Racy by design (see above): orders nothing. */
-			out->count[i] += READ_ONCE(s->count[i]);
+			sum += READ_ONCE(per_cpu_ptr(&psem_cpu_stats, cpu)->count[i]);
+		out->count[i] = sum;
 	}
 	/* A counter: orders nothing. */
 	out->count[PSEM_STAT_WARN] = atomic64_read(&psem_refusals);
@@ -97,32 +94,35 @@ EXPORT_SYMBOL_PSEM_KNOBS(psem_stats_snapshot);
  */
 void psem_stats_reset(void)
 {
-	int cpu;
+	int cpu, i;
 
 	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(&psem_cpu_stats, cpu), 0,
-		       sizeof(struct psem_cpu_stats));
+		for (i = 0; i < PSEM_NR_STATS; i++)
+			/* Racy by design (see above): orders nothing. */
+			WRITE_ONCE(per_cpu_ptr(&psem_cpu_stats, cpu)->count[i], 0);
 }
 EXPORT_SYMBOL_PSEM_KNOBS(psem_stats_reset);
 
-/* Under psem_switch_lock. */
-static void psem_set_key(struct static_key_true *key, bool on)
+/* Sets or clears @key; its callers hold psem_switch_lock around it. */
+static void psem_write_key(struct static_key_true *key, bool on)
 {
-	lockdep_assert_held(&psem_switch_lock);
 	if (on)
 		static_branch_enable(key);
 	else
 		static_branch_disable(key);
 }
 
-/* Sets one switch of the release rule, and psem_rule_key to match. */
-static void psem_set_rule(struct static_key_true *key, bool on)
+/*
+ * Sets one switch of the release rule, and psem_waiters_bit_rule_key to
+ * match: on exactly when both fast_release and zero_release are.
+ */
+static void psem_set_rule_switch(struct static_key_true *key, bool on)
 {
 	mutex_lock(&psem_switch_lock);
-	psem_set_key(key, on);
-	psem_set_key(&psem_rule_key,
-		     static_key_enabled(&psem_fast_release_key) &&
-		     static_key_enabled(&psem_zero_release_key));
+	psem_write_key(key, on);
+	psem_write_key(&psem_waiters_bit_rule_key,
+		       static_key_enabled(&psem_fast_release_key) &&
+		       static_key_enabled(&psem_zero_release_key));
 	mutex_unlock(&psem_switch_lock);
 }
 
@@ -135,13 +135,13 @@ EXPORT_SYMBOL_PSEM_KNOBS(psem_fast_release_enabled);
 
 /**
  * psem_set_fast_release - let releases try the lock-free path, or not
- * @on: false sends every release to the queue lock
+ * @on: false sends every release to the queue lock (the always-locked rule)
  *
  * Process context: patching a static key sleeps.
  */
 void psem_set_fast_release(bool on)
 {
-	psem_set_rule(&psem_fast_release_key, on);
+	psem_set_rule_switch(&psem_fast_release_key, on);
 }
 EXPORT_SYMBOL_PSEM_KNOBS(psem_set_fast_release);
 
@@ -154,14 +154,14 @@ EXPORT_SYMBOL_PSEM_KNOBS(psem_zero_release_enabled);
 
 /**
  * psem_set_zero_release - choose the rule for the lock-free release
- * @on: true: lock-free whenever the waiters bit is clear, at any balance;
- *      false: only on a positive balance, as the seed does
+ * @on: true: the waiters-bit rule, lock-free whenever the waiters bit is
+ *      clear, at any balance; false: the positive-balance rule
  *
  * Process context: patching a static key sleeps.
  */
 void psem_set_zero_release(bool on)
 {
-	psem_set_rule(&psem_zero_release_key, on);
+	psem_set_rule_switch(&psem_zero_release_key, on);
 }
 EXPORT_SYMBOL_PSEM_KNOBS(psem_set_zero_release);
 
@@ -181,7 +181,7 @@ EXPORT_SYMBOL_PSEM_KNOBS(psem_contention_flag_enabled);
 void psem_set_contention_flag(bool on)
 {
 	mutex_lock(&psem_switch_lock);
-	psem_set_key(&psem_contention_flag_key, on);
+	psem_write_key(&psem_contention_flag_key, on);
 	mutex_unlock(&psem_switch_lock);
 }
 EXPORT_SYMBOL_PSEM_KNOBS(psem_set_contention_flag);
@@ -238,90 +238,3 @@ u64 psem_warn_site_count(void)
 	return atomic64_read(&psem_warn_sites);	/* a counter: unordered */
 }
 EXPORT_SYMBOL_PSEM_KNOBS(psem_warn_site_count);
-
-/* A debugfs switch: a getter and a setter behind one file. */
-struct psem_switch {
-	const char *name;
-	bool (*get)(void);
-	void (*set)(bool on);
-};
-
-static const struct psem_switch psem_switches[] = {
-	{ "fast_release",	psem_fast_release_enabled, psem_set_fast_release },
-	{ "zero_release",	psem_zero_release_enabled, psem_set_zero_release },
-	{ "contention_flag",	psem_contention_flag_enabled, psem_set_contention_flag },
-	{ "stats_enabled",	psem_stats_enabled,	psem_set_stats },
-};
-
-static ssize_t psem_switch_read(struct file *file, char __user *buf,
-				size_t count, loff_t *ppos)
-{
-	const struct psem_switch *sw = file->private_data;
-	char val[2] = { sw->get() ? '1' : '0', '\n' };
-
-	return simple_read_from_buffer(buf, count, ppos, val, sizeof(val));
-}
-
-static ssize_t psem_switch_write(struct file *file, const char __user *buf,
-				 size_t count, loff_t *ppos)
-{
-	const struct psem_switch *sw = file->private_data;
-	char val[2];
-
-	/*
-	 * Exactly "0" or "1", optionally followed by one newline. Not
-	 * kstrtouint_from_user(): it parses only the first 34 bytes of a
-	 * longer write, so a long run of zeros would be taken for "0".
-	 */
-	if (*ppos || !count || count > sizeof(val))
-		return -EINVAL;
-	if (copy_from_user(val, buf, count))
-		return -EFAULT;
-	if ((val[0] != '0' && val[0] != '1') || (count == 2 && val[1] != '\n'))
-		return -EINVAL;
-	sw->set(val[0] == '1');
-	return count;
-}
-
-static const struct file_operations psem_switch_fops = {
-	.owner	= THIS_MODULE,
-	.open	= simple_open,
-	.read	= psem_switch_read,
-	.write	= psem_switch_write,
-	.llseek	= default_llseek,
-};
-
-static int psem_stats_show(struct seq_file *m, void *unused)
-{
-	struct psem_stats s;
-	int i;
-
-	psem_stats_snapshot(&s);
-	for (i = 0; i < PSEM_NR_STATS; i++)
-		seq_printf(m, "%-16s %llu\n", psem_stat_names[i], s.count[i]);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(psem_stats);
-
-static struct dentry *psem_debugfs_dir;
-
-int psem_debugfs_init(void)
-{
-	int i;
-
-	psem_debugfs_dir = debugfs_create_dir("psem", NULL);
-	for (i = 0; i < ARRAY_SIZE(psem_switches); i++)
-		debugfs_create_file(psem_switches[i].name, 0600,
-				    psem_debugfs_dir,
-				    (void *)&psem_switches[i], &psem_switch_fops);
-	debugfs_create_file("stats", 0400, psem_debugfs_dir, NULL,
-			    &psem_stats_fops);
-	psem_views_init(psem_debugfs_dir);
-	return 0;
-}
-
-void psem_debugfs_exit(void)
-{
-	psem_views_exit();
-	debugfs_remove_recursive(psem_debugfs_dir);
-}
