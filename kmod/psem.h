@@ -22,18 +22,39 @@
 /* Symbols are exported in namespace PSEM: consumers add MODULE_IMPORT_NS(PSEM_NS). */
 
 /*
- * The atomic word: the balance shifted left by PSEM_SHIFT, two flags below
- * it and the closed state in the sign bit. Documentation/design.rst
- * explains them.
+ * The atomic word, &psem.count: the balance shifted left by PSEM_SHIFT, two
+ * flags below it and the closed state in the sign bit. What each bit means,
+ * and every place that sets or clears it, is stated here once; the code
+ * points here, and Documentation/design.rst ("The rules") has the proof.
  *
- *   PSEM_WAITERS    a waiter (or a quiesce) is linked or a debt is owed;
- *                   set and cleared only under the queue lock. While it is
- *                   set the word is exactly PSEM_WAITERS, give or take
- *                   PSEM_CLOSED (the balance is zero).
- *   PSEM_CONTENDED  the contention flag: a locked release lost a race with
- *                   a lock-free one; set and cleared by that locked release.
- *   PSEM_CLOSED     psem_close() was called: the word is negative, so every
- *                   lock-free take and release fails its first compare.
+ * PSEM_WAITERS - a waiter (a task, a quiesce or an asynchronous waiter) is
+ * linked, or a debt is owed.
+ *   Set:     under the queue lock, only by psem_take_or_mark(), in the
+ *            compare-exchange that drains the balance to zero before its
+ *            caller links a waiter or records a debt.
+ *   Cleared: under the queue lock, only by psem_add_locked(), in the one
+ *            read-modify-write that adds what is left of a release once
+ *            the queue is empty and no debt remains.
+ *   I1: clear => no waiter is linked and no debt is owed.
+ *   I2: set   => the word is exactly PSEM_WAITERS, or'ed with PSEM_CLOSED
+ *                on a closed psem: the balance is zero, PSEM_CONTENDED is
+ *                clear, and only holders of the queue lock write the word.
+ *
+ * PSEM_CONTENDED - the contention flag, a hint: a locked release lost a
+ * race with a lock-free path, and lock-free releases should take the lock
+ * until its addition lands.
+ *   Set:     by psem_add_balance(), with a relaxed RMW, when its
+ *            compare-exchange loses that race and the contention_flag
+ *            switch is on.
+ *   Cleared: by the same psem_add_balance() call, in the exchange that
+ *            lands its addition, or on its overflow refusal; so within one
+ *            hold of the queue lock, and a task that takes the lock always
+ *            finds it clear.
+ *
+ * PSEM_CLOSED - the sign bit: psem_close() was called. A closed word is
+ * negative, so every lock-free take and release fails its first test on it.
+ *   Set:     by psem_close(), cleared by psem_reopen(): relaxed RMWs under
+ *            the queue lock.
  */
 #define PSEM_WAITERS		0x1L
 #define PSEM_CONTENDED		0x2L
@@ -51,8 +72,7 @@ struct psem_async;
  * struct psem - a counting semaphore with a lock-free release
  * @count: the balance (permits available to acquirers, 0..PSEM_MAX_PERMITS)
  *         times PSEM_ONE, plus the flags PSEM_WAITERS and PSEM_CONTENDED
- *         and the state PSEM_CLOSED. A clear PSEM_WAITERS proves that no
- *         waiter is linked and no debt is owed.
+ *         and the state PSEM_CLOSED (their rules are at PSEM_WAITERS).
  * @limit: the capacity times PSEM_ONE: a lock-free release that would
  *         raise the word above it takes the locked path, which refuses it.
  *         PSEM_MAX_PERMITS * PSEM_ONE for a psem without a capacity.
@@ -245,6 +265,7 @@ do {									\
 	__psem_init_capacity((sem), (capacity), #sem, &__psem_key);	\
 })
 
+/* Taking and releasing permits (kmod/psem_core.c; psem_sync(): psem_queue.c). */
 bool __must_check psem_try_acquire(struct psem *sem, long n);
 int __must_check psem_acquire(struct psem *sem, long n);
 int __must_check psem_acquire_interruptible(struct psem *sem, long n);
@@ -258,7 +279,7 @@ long psem_drain(struct psem *sem, long up_to);
 int psem_reduce(struct psem *sem, long n);
 unsigned long psem_debt(struct psem *sem);
 
-/* Lifecycle and capacity (kmod/psem_lifecycle.c). */
+/* Lifecycle and capacity (kmod/psem_lifecycle.c; psem_capacity(): psem_word.c). */
 long psem_capacity(const struct psem *sem);
 int psem_resize(struct psem *sem, long capacity);
 int psem_close(struct psem *sem);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Asynchronous waiters: acquire permits without sleeping, and be called
- * back when a release completes the grant, as the seed's futures are woken.
+ * back when a release completes the grant, as an async runtime wakes a
+ * future.
  *
  * A struct psem_async sits in the same FIFO queue as sleeping waiters,
  * with the same partial assignment, so neither kind overtakes the other.

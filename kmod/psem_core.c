@@ -1,43 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * psem: a counting semaphore whose release adds permits with one lock-free
- * compare-exchange while nobody waits.
+ * compare-exchange while nobody waits. This file holds the entry points
+ * that take and release permits; the word's bits and the invariant they
+ * rest on are at PSEM_WAITERS in psem.h, the lock-free paths in
+ * psem_word.h, the waiter queue in psem_queue.c.
  *
- * The word (&psem.count) holds the balance shifted left by PSEM_SHIFT and
- * two flags: PSEM_WAITERS and PSEM_CONTENDED. The invariant everything
- * below rests on:
- *
- *   I1: PSEM_WAITERS clear => no waiter is linked and no debt is owed.
- *   I2: PSEM_WAITERS set   => the word is exactly PSEM_WAITERS: the balance
- *       is zero, the flag clear, and only holders of the queue lock write it.
- *
- * They hold because (1) the bit is set only under the queue lock, by the
- * compare-exchange that drains the balance to zero just before a waiter
- * links or a debt is recorded; (2) while it is set, no lock-free path
- * writes the word: a release's exchange expects a word without it, a try
- * or a drain finds nothing to take; (3) it is cleared only under the lock,
- * by the read-modify-write that adds what is left of a release once debt
- * and queue are empty. PSEM_CONTENDED is set and cleared by a locked
- * release within its own critical section, so a task that takes the queue
- * lock always finds it clear.
- *
- * So a release that wins a compare-exchange against a word without the bit
- * added its permits at an instant when nobody waited for them. A waiter
- * that sets the bit after that reads, in the same exchange, the permits the
- * release added, and takes them instead of sleeping (no lost wake-up). A
- * waiter that sets it before makes the release's exchange fail, and the
- * release takes the locked path, which hands the permits over. The seed's
- * rule, "a positive balance proves nobody waits", is I2 read backwards.
- *
- * Memory ordering. Every write to the word is a read-modify-write: the
- * releases are _release operations, the acquisitions _acquire ones, so an
- * acquirer that reads a value written by any chain of releases is ordered
- * after all of them (LKMM rmw-sequences; Documentation/design.rst says
- * which LKMM this needs). Permits handed to a waiter travel by its
- * ->done flag instead: the releaser publishes it with smp_store_release()
- * after dropping the lock, and the waiter reads it with smp_load_acquire().
- *
- * Documentation/design.rst explains the design at length.
+ * Every write to the word is a read-modify-write, and each names at the
+ * code what it orders and what it pairs with. Documentation/design.rst
+ * proves the invariant and the ordering.
  */
 
 #include <linux/export.h>
@@ -128,7 +99,7 @@ EXPORT_SYMBOL_PSEM(psem_try_acquire);
  * @n:   permits to return, 0..PSEM_MAX_PERMITS
  *
  * While nobody waits this is one lock-free compare-exchange, at any
- * balance (the seed's rule, selectable in debugfs, needs a positive one).
+ * balance (the positive-balance rule, selectable in debugfs, needs a positive one).
  * Otherwise, or when the exchange loses a race, it takes the queue lock,
  * pays any debt, hands permits to the waiters in FIFO order, wakes those
  * it served once the lock is dropped, and adds what remains to the

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What psem's own objects share: the static keys behind the debugfs
- * switches, the per-CPU counters and the refusal helper. The layers above
+ * What psem's own objects share: the static keys behind the switches
+ * (psem_switch.c), the per-CPU counters, the range check and the refusal
+ * helper. The layers above
  * it: psem_word.h (the atomic word), psem_queue.h (the waiter queue), then
  * psem_core.c, psem_lifecycle.c and psem_async.c, then the primitives.
  */
@@ -20,7 +21,10 @@
 
 DECLARE_STATIC_KEY_TRUE(psem_fast_release_key);
 DECLARE_STATIC_KEY_TRUE(psem_zero_release_key);
-/* On exactly when both of the above are: psem's own rule, the default. */
+/*
+ * On exactly when both of the above are: the waiters-bit rule, the
+ * default (psem_switch.c says which switches make which rule).
+ */
 DECLARE_STATIC_KEY_TRUE(psem_waiters_bit_rule_key);
 DECLARE_STATIC_KEY_TRUE(psem_contention_flag_key);
 DECLARE_STATIC_KEY_FALSE(psem_stats_key);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The psem module: a counting semaphore with a lock-free positive-balance
- * release, and the primitives built on it. Loading it creates the debugfs
+ * The psem module: a counting semaphore whose release is lock-free while
+ * nobody waits, and the primitives built on it. Loading it creates the debugfs
  * directory psem/; every psem lives in its users' memory.
  */
 
@@ -26,5 +26,5 @@ module_init(psem_module_init);
 module_exit(psem_module_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Counting semaphore with a lock-free positive-balance release");
+MODULE_DESCRIPTION("Counting semaphore with a release that is lock-free while nobody waits");
 MODULE_AUTHOR("The psem developers");

@@ -7,9 +7,8 @@
  * waiter was partly assigned.
  *
  * Everything here that touches the queue runs under the queue lock, and
- * the waiters bit (PSEM_WAITERS) is set for as long as the queue is not
- * empty or a debt is owed: I1 and I2 in psem_word.h and in
- * Documentation/design.rst.
+ * the waiters bit is set for as long as the queue is not empty or a debt
+ * is owed: I1 and I2, at PSEM_WAITERS in psem.h.
  *
  * After psem_close() and a psem_quiesce() that returned 0, nothing here
  * touches the psem again on behalf of a wait that was queued on it: a task

@@ -46,7 +46,7 @@ long psem_take_or_mark(struct psem *sem, long n)
 		if (cur & PSEM_WAITERS)
 			return 0;	/* I2: nothing to take, bit set */
 		take = min(psem_word_balance(cur), n);
-		/* PSEM_CONTENDED is clear under the lock: see the top. */
+		/* PSEM_CONTENDED is clear under the lock (psem.h). */
 		new = take == n ? cur - n * PSEM_ONE :
 				  (cur & PSEM_CLOSED) | PSEM_WAITERS;
 		/*

@@ -15,23 +15,9 @@
 /*
  * The lock-free fast paths, inlined into psem_core.c, psem_async.c and the
  * primitives (the rwlock and the mutex), so that their hot paths pay no
- * call into the exported functions.
- *
- * The invariant they rely on (Documentation/design.rst, "The invariant"):
- *
- *   I1: PSEM_WAITERS clear => no waiter is linked and no debt is owed;
- *   I2: PSEM_WAITERS set   => the word is PSEM_WAITERS, or'ed with
- *                             PSEM_CLOSED if the psem is closed.
- *
- * A closed word is negative, so each lock-free path below fails its first
- * test on it: a take needs cur >= n * PSEM_ONE, a release tests the sign
- * bit with the flags (or, under the seed's rule, needs cur >= PSEM_ONE),
- * the full-word paths compare exactly.
- *
- * The bit is set only under the queue lock, by the compare-exchange that
- * drains the balance to zero before a waiter links or a debt is recorded,
- * and cleared only under the lock, by the read-modify-write that adds what
- * is left once the last waiter is served or gone and no debt remains.
+ * call into the exported functions. They rest on I1 and I2 (at
+ * PSEM_WAITERS in psem.h), and each fails its first test on a closed
+ * (negative) word.
  */
 
 /* Lock-free: takes @n permits if the balance holds them. */
@@ -64,7 +50,7 @@ static __always_inline bool psem_take(struct psem *sem, long n)
 	}
 }
 
-/* Counts and traces a lock-free release's exchange, which @landed or not. */
+/* Counts, and traces, a lock-free release's exchange: @landed or lost. */
 static __always_inline bool psem_count_fast_release(struct psem *sem, long n,
 					     bool landed)
 {
@@ -97,14 +83,14 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	 */
 	if (static_branch_likely(&psem_waiters_bit_rule_key)) {
 		/*
-		 * psem's rule: nobody waits, the flag is clear, not closed;
-		 * any balance. One test of the three bits.
+		 * The waiters-bit rule: nobody waits, the flag is clear, not
+		 * closed; any balance. One test of the three bits.
 		 */
 		cur = atomic_long_read_acquire(&sem->count);
 		if (unlikely(cur & (PSEM_FLAGS | PSEM_CLOSED)))
 			goto slow;
 	} else {
-		/* The seed's rule (a positive balance), or always locked. */
+		/* The positive-balance rule, or the always-locked one. */
 		if (!static_branch_likely(&psem_fast_release_key))
 			return false;
 		cur = atomic_long_read_acquire(&sem->count);
@@ -143,8 +129,8 @@ slow:
  * Returns the @n permits of a holder that took the whole balance (a mutex
  * owner, a rwlock writer): the word is then zero unless somebody waits or
  * owes, so one compare-exchange from zero, which fails whenever a flag is
- * set. Under the seed's rule (zero_release off) this is never lock-free, as
- * in the seed. The caller falls back to the locked path.
+ * set. Lock-free under the waiters-bit rule only: under the other two it
+ * returns false. The caller falls back to the locked path.
  */
 static __always_inline bool psem_release_all_fast(struct psem *sem, long n)
 {
