@@ -52,7 +52,7 @@ static __always_inline bool psem_take(struct psem *sem, long n)
 
 /* Counts, and traces, a lock-free release's exchange: @landed or lost. */
 static __always_inline bool psem_count_fast_release(struct psem *sem, long n,
-					     bool landed)
+						    bool landed)
 {
 	if (likely(landed)) {
 		psem_stat(PSEM_STAT_FAST_RELEASE);
