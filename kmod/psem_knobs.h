@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * psem's run-time switches and statistics: what debugfs shows and sets, and
- * what the KUnit suites and the benchmark drive. Not part of the API that
- * consumers use; exported in the PSEM_KNOBS namespace.
+ * psem's run-time switches and statistics (psem_switch.c): what debugfs
+ * shows and sets (psem_debugfs.c), and what the KUnit suites and the
+ * benchmark drive. Not part of the API that consumers use; exported in the
+ * PSEM_KNOBS namespace.
  */
 #ifndef _PSEM_KNOBS_H
 #define _PSEM_KNOBS_H
