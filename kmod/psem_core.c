@@ -99,11 +99,11 @@ EXPORT_SYMBOL_PSEM(psem_try_acquire);
  * @n:   permits to return, 0..PSEM_MAX_PERMITS
  *
  * While nobody waits this is one lock-free compare-exchange, at any
- * balance (the positive-balance rule, selectable in debugfs, needs a positive one).
- * Otherwise, or when the exchange loses a race, it takes the queue lock,
- * pays any debt, hands permits to the waiters in FIFO order, wakes those
- * it served once the lock is dropped, and adds what remains to the
- * balance. Never sleeps. Any context, NMI included, on every kernel:
+ * balance (the positive-balance rule, selectable in debugfs, needs a
+ * positive one). Otherwise, or when the exchange loses a race, it takes
+ * the queue lock, pays any debt, hands permits to the waiters in FIFO
+ * order, wakes those it served once the lock is dropped, and adds what
+ * remains to the balance. Never sleeps. Any context, NMI included, on every kernel:
  * where the queue lock may not be taken (NMI; a hard-only IRQ, such as a
  * _HARD hrtimer, on PREEMPT_RT and under lockdep's PROVE_RAW_LOCK_NESTING)
  * a release that needs it parks its permits and hands them over from an

@@ -2,9 +2,9 @@
 /*
  * What psem's own objects share: the static keys behind the switches
  * (psem_switch.c), the per-CPU counters, the range check and the refusal
- * helper. The layers above
- * it: psem_word.h (the atomic word), psem_queue.h (the waiter queue), then
- * psem_core.c, psem_lifecycle.c and psem_async.c, then the primitives.
+ * helper. The layers above it: psem_word.h (the atomic word), psem_queue.h
+ * (the waiter queue), then psem_core.c, psem_lifecycle.c and psem_async.c,
+ * then the primitives (Documentation/design.rst, "Layers").
  */
 #ifndef _PSEM_INTERNAL_H
 #define _PSEM_INTERNAL_H

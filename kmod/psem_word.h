@@ -51,8 +51,8 @@ static __always_inline bool psem_take(struct psem *sem, long n)
 }
 
 /* Counts, and traces, a lock-free release's exchange: @landed or lost. */
-static __always_inline bool psem_count_fast_release(struct psem *sem, long n,
-						    bool landed)
+static __always_inline bool psem_account_fast_release(struct psem *sem,
+						      long n, bool landed)
 {
 	if (likely(landed)) {
 		psem_stat(PSEM_STAT_FAST_RELEASE);
@@ -116,7 +116,7 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	 * PSEM_WAITERS is clear: a waiter that sets it first makes this
 	 * fail, and one that sets it later reads what this added.
 	 */
-	return psem_count_fast_release(sem, n,
+	return psem_account_fast_release(sem, n,
 				atomic_long_try_cmpxchg_release(&sem->count, &cur,
 								(long)sum));
 slow:
@@ -139,7 +139,7 @@ static __always_inline bool psem_release_all_fast(struct psem *sem, long n)
 	if (!static_branch_likely(&psem_waiters_bit_rule_key))
 		return false;
 	/* RELEASE: as in psem_release_fast(). */
-	return psem_count_fast_release(sem, n,
+	return psem_account_fast_release(sem, n,
 				atomic_long_try_cmpxchg_release(&sem->count, &cur,
 								n * PSEM_ONE));
 }
