@@ -6,24 +6,56 @@
 
 #include "psem_torture.h"
 
-/* Sets psem's switches to release rule @rule. */
-void tt_set_rule(enum tt_rule rule)
+/*
+ * The release rules set in turn at the stutters, named by what each
+ * tests (see psem_torture_main.c for the switches of each).
+ */
+enum tt_rule {
+	TT_RULE_ALWAYS_LOCKED,
+	TT_RULE_POSITIVE_BALANCE,
+	TT_RULE_POSITIVE_BALANCE_FLAG,
+	TT_RULE_WAITERS_BIT,
+	TT_RULE_WAITERS_BIT_NOFLAG,
+	TT_NR_RULES,
+};
+
+static const char *const tt_rule_names[TT_NR_RULES] = {
+	[TT_RULE_ALWAYS_LOCKED]		= "always-locked",
+	[TT_RULE_POSITIVE_BALANCE]	= "positive-balance",
+	[TT_RULE_POSITIVE_BALANCE_FLAG]	= "positive-balance+flag",
+	[TT_RULE_WAITERS_BIT]		= "waiters-bit",
+	[TT_RULE_WAITERS_BIT_NOFLAG]	= "waiters-bit-noflag",
+};
+
+static unsigned long tt_rule_runs[TT_NR_RULES];	/* stutters begun on each */
+static unsigned long tt_knob_flips;
+static atomic_long_t tt_live_flips;
+
+/* Sets psem's switches to release rule @rule, and counts it. */
+static void tt_set_rule(enum tt_rule rule)
 {
-	psem_set_fast_release(rule != TT_RULE_LOCKED);
-	psem_set_zero_release(rule == TT_RULE_PSEM || rule == TT_RULE_PSEM_NOFLAG);
-	psem_set_contention_flag(rule == TT_RULE_SEED_FLAG || rule == TT_RULE_PSEM);
+	psem_set_fast_release(rule != TT_RULE_ALWAYS_LOCKED);
+	psem_set_zero_release(rule == TT_RULE_WAITERS_BIT ||
+			      rule == TT_RULE_WAITERS_BIT_NOFLAG);
+	psem_set_contention_flag(rule == TT_RULE_POSITIVE_BALANCE_FLAG ||
+				 rule == TT_RULE_WAITERS_BIT);
+	tt_rule_runs[rule]++;
+}
+
+/* At the start of the test: the default rule, waiters-bit. */
+void tt_flip_begin(void)
+{
+	if (tp_flip_knobs && !tt_busted)
+		tt_set_rule(TT_RULE_WAITERS_BIT);
 }
 
 /* While all workers are paused: the next release rule, in turn. */
 void tt_flip_knobs(void)
 {
-	enum tt_rule rule;
-
 	if (!tp_flip_knobs || tt_busted)
 		return;
-	rule = (tt_knob_flips + 1) % TT_NR_RULES;	/* the run starts on psem */
-	tt_set_rule(rule);
-	tt_rule_runs[rule]++;
+	/* Round the rules; the run starts on waiters-bit (tt_flip_begin()). */
+	tt_set_rule((tt_knob_flips + 1) % TT_NR_RULES);
 	tt_knob_flips++;
 }
 
@@ -60,4 +92,19 @@ int tt_flipper(void *arg)
 		atomic_long_inc(&tt_live_flips);
 	}
 	return 0;
+}
+
+/* How often each rule was set, and the live flips; for the end of test. */
+void tt_flip_report(void)
+{
+	tt_alert("rules: %s=%lu %s=%lu %s=%lu %s=%lu %s=%lu live_flips=%ld\n",
+		 tt_rule_names[0], tt_rule_runs[0], tt_rule_names[1], tt_rule_runs[1],
+		 tt_rule_names[2], tt_rule_runs[2], tt_rule_names[3], tt_rule_runs[3],
+		 tt_rule_names[4], tt_rule_runs[4], atomic_long_read(&tt_live_flips));
+}
+
+/* The stutters that set a rule, for the controller's last line. */
+unsigned long tt_flip_count(void)
+{
+	return tt_knob_flips;
 }

@@ -8,7 +8,9 @@
 
 #include "psem_torture.h"
 
-struct psem tt_lsem;		/* life phase */
+static struct psem tt_lsem;	/* life phase */
+static bool tt_life_ran;	/* the test ran a life phase: report it */
+
 /* ---------------------------------------------------------------------- */
 /* The life phase: capacity, resize, close, reopen, asynchronous waiters.  */
 
@@ -16,7 +18,7 @@ struct psem tt_lsem;		/* life phase */
 #define TT_LIFE_QUIESCE_S	10	/* the stutter's quiesce: generous */
 
 /* The churn resizes within 0..2 * permits. */
-long tt_life_cap_max(void)
+static long tt_life_cap_max(void)
 {
 	return 2L * tp_permits;
 }
@@ -39,20 +41,20 @@ static long tt_life_cap;	/* the capacity last set, for picking counts */
 
 enum tt_life_count {
 	TT_LA_IMMEDIATE,	/* psem_acquire_async() took all at once */
-	TT_LA_QUEUED,		/* ... returned -EINPROGRESS */
 	TT_LA_REF_SHUTDOWN,	/* ... refused with -ESHUTDOWN */
 	TT_LA_REF_E2BIG,	/* ... refused with -E2BIG */
 	TT_LA_CB_OK,		/* called back with 0 */
 	TT_LA_CB_SHUTDOWN,	/* called back with -ESHUTDOWN */
 	TT_LA_CB_E2BIG,		/* called back with -E2BIG */
+	TT_LS_OK,		/* sleeping acquires: granted */
+	TT_LS_SHUTDOWN,		/* ... -ESHUTDOWN */
+	TT_LS_E2BIG,		/* ... -E2BIG */
+	TT_LA_QUEUED,		/* psem_acquire_async() returned -EINPROGRESS */
 	TT_LA_CANCELLED,	/* psem_cancel_async*() returned true */
 	TT_LA_CANCEL_LATE,	/* ... returned false: the callback won */
 	TT_LA_CANCEL_SYNC,	/* psem_cancel_async_sync() calls */
 	TT_LA_CALLBACKS,	/* callbacks run */
 	TT_LA_EXPECTED,		/* callbacks the workers saw for their requests */
-	TT_LS_OK,		/* sleeping acquires: granted */
-	TT_LS_SHUTDOWN,		/* ... -ESHUTDOWN */
-	TT_LS_E2BIG,		/* ... -E2BIG */
 	TT_LC_GROW,		/* churn: resizes up */
 	TT_LC_SHRINK,		/* ... down */
 	TT_LC_SHRINK_OUT,	/* ... down with permits out (a debt was left) */
@@ -61,6 +63,16 @@ enum tt_life_count {
 	TT_LC_QUIESCE,		/* ... psem_quiesce(0) checks */
 	TT_LC_RESTORE,		/* stutters that found it closed or resized */
 	TT_NR_LIFE_COUNTS,
+};
+
+/*
+ * How a call ended, as an offset from the first of its three counts above:
+ * each ..._OK is followed by its ..._SHUTDOWN and ..._E2BIG.
+ */
+enum tt_life_end {
+	TT_END_OK,
+	TT_END_SHUTDOWN,
+	TT_END_E2BIG,
 };
 
 static atomic_long_t tt_life_n[TT_NR_LIFE_COUNTS];
@@ -231,33 +243,33 @@ static void tt_life_hold(struct tt_thread *t, long n)
 
 	if (!n)
 		return;
-	atomic_long_add(n, &t->held);
-	total = atomic_long_add_return(n, &tt_held_total);
+	total = tt_hold(t, n);
 	if (total > tt_life_cap_max())
 		tt_viol_err("life: threads hold %ld permits, the capacity was never above %ld\n",
 			    total, tt_life_cap_max());
 }
 
-static void tt_life_put(struct tt_thread *t, long n)
+static void tt_life_put_all(struct tt_thread *t)
 {
-	bool all_held = tt_rand(t, 2);
-	int ret;
-
-	atomic_long_sub(n, &t->held);
-	atomic_long_sub(n, &tt_held_total);
-	ret = all_held ? psem_release_all_held(&tt_lsem, n) : psem_release(&tt_lsem, n);
-	if (ret)
-		tt_viol_err("life: %s(%ld) returned %d\n",
-			    all_held ? "psem_release_all_held" : "psem_release", n, ret);
+	tt_put_all(t, &tt_lsem);
 }
 
-void tt_life_put_all(struct tt_thread *t)
+/*
+ * Judges @ret of taking @n over @w (tt_life_judge()), takes the permits on
+ * a grant and counts the outcome in the three counts from @first on.
+ */
+static void tt_life_outcome(struct tt_thread *t, const char *what, long n, int ret,
+			    const struct tt_life_win *w, bool may_intr, bool may_time,
+			    enum tt_life_count first)
 {
-	long n = atomic_long_read(&t->held);
-
-	if (n)
-		tt_life_put(t, n);
-	t->hold_ops = 0;
+	if (tt_life_judge(what, n, ret, w, may_intr, may_time)) {
+		tt_life_hold(t, n);
+		tt_life_inc(first + TT_END_OK);
+	} else if (ret == -ESHUTDOWN) {
+		tt_life_inc(first + TT_END_SHUTDOWN);
+	} else if (ret == -E2BIG) {
+		tt_life_inc(first + TT_END_E2BIG);
+	}
 }
 
 /* A count: mostly up to the capacity last set, sometimes above it. */
@@ -274,7 +286,7 @@ static long tt_life_pick(struct tt_thread *t)
  * Under the queue lock: the balance is within the capacity, and a linked
  * waiter or an owed debt means PSEM_WAITERS is set and the balance zero.
  */
-void tt_life_check_locked(void)
+static void tt_life_check_locked(void)
 {
 	unsigned long flags, debt;
 	long word, bal, cap;
@@ -298,41 +310,19 @@ void tt_life_check_locked(void)
 
 static void tt_life_acquire(struct tt_thread *t, bool holding)
 {
-	long n = tt_life_pick(t), to = 0;
+	long n = tt_life_pick(t);
+	enum tt_how how = tt_pick_how(t, holding);
 	struct tt_life_win w;
-	enum tt_how how;
 	int ret;
 
-	how = tt_rand(t, 4) ? tt_rand(t, 3) : TT_TIMEOUT;	/* PLAIN..KILL */
-	if (holding)
-		how = TT_TIMEOUT;
 	tt_wait_begin(t, &tt_lsem, n, how == TT_INTR);
 	tt_life_win_begin(&w);
-	switch (how) {
-	case TT_PLAIN:
-		ret = psem_acquire(&tt_lsem, n);
-		break;
-	case TT_INTR:
-		ret = psem_acquire_interruptible(&tt_lsem, n);
-		break;
-	case TT_KILL:
-		ret = psem_acquire_killable(&tt_lsem, n);
-		break;
-	default:
-		to = tt_rand(t, 5);	/* jiffies: short, 0 only tries */
-		ret = psem_acquire_timeout(&tt_lsem, n, to);
-		break;
-	}
+	ret = tt_acquire(t, &tt_lsem, n, how, NULL);
 	tt_life_win_end(&w);
 	tt_wait_end(t);
-	if (tt_life_judge(tt_how_names[how], n, ret, &w, how == TT_INTR, how == TT_TIMEOUT)) {
-		tt_life_hold(t, n);
-		tt_life_inc(TT_LS_OK);
-	} else if (ret == -ESHUTDOWN) {
-		tt_life_inc(TT_LS_SHUTDOWN);
-	} else if (ret == -E2BIG) {
-		tt_life_inc(TT_LS_E2BIG);
-	} else if (ret == -EINTR) {
+	tt_life_outcome(t, tt_how_names[how], n, ret, &w, how == TT_INTR,
+			how == TT_TIMEOUT, TT_LS_OK);
+	if (ret == -EINTR) {
 		tt_inc(&t->eintr);
 		tt_flush_signals();
 	} else if (ret == -ETIME) {
@@ -432,14 +422,8 @@ static void tt_life_async(struct tt_thread *t, bool holding)
 		if (atomic_read(&r->done))
 			tt_viol_err("life: callback ran, yet psem_acquire_async(%ld) returned %d\n",
 				    n, ret);
-		if (tt_life_judge("acquire_async", n, ret, &w, false, false)) {
-			tt_life_hold(t, n);
-			tt_life_inc(TT_LA_IMMEDIATE);
-		} else if (ret == -ESHUTDOWN) {
-			tt_life_inc(TT_LA_REF_SHUTDOWN);
-		} else if (ret == -E2BIG) {
-			tt_life_inc(TT_LA_REF_E2BIG);
-		}
+		tt_life_outcome(t, "acquire_async", n, ret, &w, false, false,
+				TT_LA_IMMEDIATE);
 		return;
 	}
 	tt_life_inc(TT_LA_QUEUED);
@@ -482,28 +466,10 @@ static void tt_life_async(struct tt_thread *t, bool holding)
 	}
 	tt_life_inc(TT_LA_EXPECTED);
 	ret = READ_ONCE(r->result);
-	if (tt_life_judge("async callback", n, ret, &w, false, false)) {
-		tt_life_hold(t, n);
-		tt_life_inc(TT_LA_CB_OK);
-	} else if (ret == -ESHUTDOWN) {
-		tt_life_inc(TT_LA_CB_SHUTDOWN);
-	} else if (ret == -E2BIG) {
-		tt_life_inc(TT_LA_CB_E2BIG);
-	}
+	tt_life_outcome(t, "async callback", n, ret, &w, false, false, TT_LA_CB_OK);
 }
 
-static void tt_life_release(struct tt_thread *t)
-{
-	long held = atomic_long_read(&t->held);
-
-	if (!held)
-		return;
-	tt_life_put(t, tt_rand(t, 4) ? 1 + tt_rand(t, held) : held);
-	if (!atomic_long_read(&t->held))
-		t->hold_ops = 0;
-}
-
-void tt_life_step(struct tt_thread *t)
+static void tt_life_step(struct tt_thread *t)
 {
 	long held = atomic_long_read(&t->held);
 	long total;
@@ -522,7 +488,7 @@ void tt_life_step(struct tt_thread *t)
 			tt_life_drain(t);
 	} else {
 		if (r < 35)
-			tt_life_release(t);
+			tt_put_some(t, &tt_lsem);
 		else if (r < 50)
 			tt_life_try(t);
 		else if (r < 65)
@@ -542,7 +508,7 @@ void tt_life_step(struct tt_thread *t)
 }
 
 /* The life phase's psem and the churn's history, at the phase's start. */
-void tt_life_init(void)
+static void tt_life_init(void)
 {
 	if (psem_init_capacity(&tt_lsem, tp_permits))
 		tt_viol_err("life: psem_init_capacity(%d) failed\n", tp_permits);
@@ -582,7 +548,7 @@ static void tt_life_churn_one(struct rnd_state *rnd)
 	}
 }
 
-int tt_life_churn(void *arg)
+static int tt_life_churn(void *arg)
 {
 	struct rnd_state rnd;
 
@@ -598,7 +564,7 @@ int tt_life_churn(void *arg)
 }
 
 /* A close that frees stuck workers (with the churn stopped). */
-void tt_life_rescue(void)
+static void tt_life_rescue(void)
 {
 	mutex_lock(&tt_life_mx);
 	if (!psem_is_closed(&tt_lsem))
@@ -611,7 +577,7 @@ void tt_life_rescue(void)
  * psem, reopened and resized back to @permits, must quiesce at once and
  * be exactly whole.
  */
-void tt_life_quiescent_check(int stage)
+static void tt_life_quiescent(int stage)
 {
 	long avail, word, cap, total, sum = 0, cb, exp;
 	unsigned long debt;
@@ -654,11 +620,11 @@ void tt_life_quiescent_check(int stage)
 	mutex_unlock(&tt_life_mx);
 }
 
-bool tt_life_ran;
-
-/* The life phase's outcomes and what its churn did. */
-void tt_life_report(void)
+/* The life phase's outcomes and what its churn did, if it ran. */
+static void tt_life_report(void)
 {
+	if (!tt_life_ran)
+		return;
 	tt_alert("lifecycle: async queued=%ld immediate=%ld granted=%ld shutdown=%ld e2big=%ld cancelled=%ld cancel_late=%ld cancel_sync=%ld refused_shutdown=%ld refused_e2big=%ld callbacks=%ld\n",
 		 tt_life_get(TT_LA_QUEUED), tt_life_get(TT_LA_IMMEDIATE),
 		 tt_life_get(TT_LA_CB_OK), tt_life_get(TT_LA_CB_SHUTDOWN),
@@ -672,4 +638,51 @@ void tt_life_report(void)
 		 tt_life_get(TT_LC_SHRINK_OUT), tt_life_get(TT_LC_CLOSE),
 		 tt_life_get(TT_LC_REOPEN), tt_life_get(TT_LC_QUIESCE),
 		 tt_life_get(TT_LC_RESTORE));
+	tt_free_report();
 }
+
+/* The monitor's bounds, and the word under the queue lock. */
+static void tt_life_monitor(void)
+{
+	tt_monitor_bounds(&tt_lsem, tt_life_cap_max());
+	tt_life_check_locked();
+}
+
+static struct task_struct *tt_life_churner;
+
+/* Beside the workers: the churn and the free cycles. */
+static void tt_life_start(void)
+{
+	tt_life_ran = true;
+	tt_life_churner = tt_start(tt_life_churn, NULL, "churn", 0, -1);
+	tt_free_start();
+}
+
+static void tt_life_stop(void)
+{
+	if (tt_life_churner)
+		kthread_stop(tt_life_churner);
+	tt_life_churner = NULL;
+	tt_free_stop();
+}
+
+/* Callbacks may still be returning: they run under rcu_read_lock(). */
+static void tt_life_finished(void)
+{
+	synchronize_rcu();
+}
+
+const struct psem_torture_ops tt_life_ops = {
+	.name		= "life",
+	.sem		= &tt_lsem,
+	.init		= tt_life_init,
+	.start		= tt_life_start,
+	.stop		= tt_life_stop,
+	.step		= tt_life_step,
+	.put_all	= tt_life_put_all,
+	.monitor	= tt_life_monitor,
+	.quiescent	= tt_life_quiescent,
+	.rescue		= tt_life_rescue,
+	.finished	= tt_life_finished,
+	.report		= tt_life_report,
+};

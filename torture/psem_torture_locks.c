@@ -6,17 +6,20 @@
 
 #include "psem_torture.h"
 
-struct psem_rwlock tt_rw;	/* rwlock phase */
-struct psem_mutex tt_mx;		/* mutex phase */
+#define TT_DATA_WORDS	4
+
+static struct psem_rwlock tt_rw;	/* rwlock phase */
+static struct psem_mutex tt_mx;		/* mutex phase */
 /* What the critical sections share. */
-unsigned long tt_data[TT_DATA_WORDS];	/* written by exclusive holders */
-unsigned long tt_cs_count;		/* ++ in each exclusive section */
-atomic_long_t tt_cs_expected;		/* exclusive sections entered */
-atomic_t tt_readers;
-atomic_t tt_writers;
-bool tt_marked;	/* busted: marked accesses, so that KCSAN stays quiet */
+static unsigned long tt_data[TT_DATA_WORDS];	/* written by exclusive holders */
+static unsigned long tt_cs_count;		/* ++ in each exclusive section */
+static atomic_long_t tt_cs_expected;		/* exclusive sections entered */
+static atomic_t tt_readers;
+static atomic_t tt_writers;
+static bool tt_marked;	/* busted: marked accesses, so that KCSAN stays quiet */
+
 /* ---------------------------------------------------------------------- */
-/* The lock phases.                                                        */
+/* The locks under test.                                                   */
 
 static int tt_rw_write_lock(struct tt_thread *t, enum tt_how how)
 {
@@ -67,7 +70,7 @@ static void tt_rw_downgrade(struct tt_thread *t)
 	psem_downgrade_write(&tt_rw);
 }
 
-const struct tt_lock_ops tt_rwlock_ops = {
+static const struct tt_lock tt_rwlock = {
 	.wlock		= tt_rw_write_lock,
 	.wunlock	= tt_rw_write_unlock,
 	.rlock		= tt_rw_read_lock,
@@ -99,12 +102,15 @@ static void tt_mx_unlock(struct tt_thread *t)
 	psem_mutex_unlock(&tt_mx);
 }
 
-const struct tt_lock_ops tt_mutex_ops = {
+static const struct tt_lock tt_mutex = {
 	.wlock		= tt_mx_lock,
 	.wunlock	= tt_mx_unlock,
 	.sem		= &tt_mx.sem,
 	.full		= 1,
 };
+
+/* ---------------------------------------------------------------------- */
+/* The lock step, the real and the busted locks' alike.                    */
 
 /* Plain accesses for the real locks (KCSAN checks them), marked if busted. */
 static unsigned long tt_data_get(int i)
@@ -128,11 +134,6 @@ static void tt_cs_count_inc(void)
 		tt_cs_count++;
 }
 
-const char *tt_phase_name(void)
-{
-	return tt_phase_names[tt_phase];
-}
-
 /* All words equal: a reader must never see a writer's half-done update. */
 static unsigned long tt_data_check(const char *who)
 {
@@ -153,7 +154,7 @@ static unsigned long tt_data_check(const char *who)
 
 static void tt_write_cs(struct tt_thread *t)
 {
-	const struct tt_lock_ops *ops = tt_ops;
+	const struct tt_lock *ops = tt_cur->lock;
 	int w = atomic_inc_return(&tt_writers);
 	int r = atomic_read(&tt_readers);
 	unsigned long v;
@@ -190,7 +191,7 @@ static void tt_write_cs(struct tt_thread *t)
 /* @counted: the reader is already in tt_readers (a downgraded writer). */
 static void tt_read_cs(struct tt_thread *t, bool counted)
 {
-	const struct tt_lock_ops *ops = tt_ops;
+	const struct tt_lock *ops = tt_cur->lock;
 	int w;
 	unsigned long v;
 
@@ -239,7 +240,7 @@ static bool tt_lock_failed(struct tt_thread *t, enum tt_how how, int ret,
 
 void tt_lock_step(struct tt_thread *t)
 {
-	const struct tt_lock_ops *ops = tt_ops;
+	const struct tt_lock *ops = tt_cur->lock;
 	enum tt_how how = tt_rand(t, TT_TIMEOUT);	/* PLAIN..TRY */
 	int ret;
 
@@ -268,3 +269,70 @@ void tt_lock_step(struct tt_thread *t)
 	if (!tt_rand(t, 8))
 		tt_hold_delay(t);
 }
+
+/* Every lock phase's start: the shared data, empty. */
+void tt_lock_reset(void)
+{
+	memset(tt_data, 0, sizeof(tt_data));
+	tt_cs_count = 0;
+	atomic_long_set(&tt_cs_expected, 0);
+	atomic_set(&tt_readers, 0);
+	atomic_set(&tt_writers, 0);
+	tt_marked = tt_cur->lock->busted;
+}
+
+/* The monitor's bounds. */
+void tt_lock_monitor(void)
+{
+	const struct tt_lock *ops = tt_cur->lock;
+	int w = atomic_read(&tt_writers);
+
+	if (w < 0 || (w > 1 && !ops->busted))
+		tt_viol_err("%s: monitor: %d writers inside\n", tt_phase_name(), w);
+	if (psem_available(ops->sem) > ops->full)
+		tt_viol_err("%s: monitor: %ld permits available, only %ld exist\n",
+			    tt_phase_name(), psem_available(ops->sem), ops->full);
+}
+
+/* All workers paused: the lock free, nobody inside, no update lost. */
+void tt_lock_quiescent(int stage)
+{
+	const struct tt_lock *ops = tt_cur->lock;
+	long avail = psem_available(ops->sem);
+	unsigned long debt = psem_debt(ops->sem);
+	bool waiters = tt_has_waiters(ops->sem);
+
+	if (avail != ops->full || debt || waiters)
+		tt_viol_err("%s: paused: available %ld (expected %ld), debt %lu, waiters: %s\n",
+			    tt_phase_name(), avail, ops->full, debt, waiters ? "yes" : "no");
+	if (atomic_read(&tt_readers) || atomic_read(&tt_writers))
+		tt_viol_err("%s: paused: %d readers and %d writers still inside\n",
+			    tt_phase_name(), atomic_read(&tt_readers), atomic_read(&tt_writers));
+	if (tt_cs_count != atomic_long_read(&tt_cs_expected))
+		tt_viol_err("%s: lost updates: %lu exclusive sections counted, %ld entered\n",
+			    tt_phase_name(), tt_cs_count, atomic_long_read(&tt_cs_expected));
+}
+
+/* Workers stuck at the end: give them the whole lock's permits. */
+void tt_lock_rescue(void)
+{
+	psem_release_all_held(tt_cur->lock->sem, tt_cur->lock->full);
+}
+
+static void tt_rwlock_init(void)
+{
+	psem_rwlock_init(&tt_rw);
+	tt_lock_reset();
+}
+
+static void tt_mutex_init(void)
+{
+	psem_mutex_init(&tt_mx);
+	tt_lock_reset();
+}
+
+const struct psem_torture_ops tt_rwlock_ops =
+	TT_LOCK_PHASE_OPS("rwlock", &tt_rw.sem, &tt_rwlock, tt_rwlock_init);
+
+const struct psem_torture_ops tt_mutex_ops =
+	TT_LOCK_PHASE_OPS("mutex", &tt_mx.sem, &tt_mutex, tt_mutex_init);

@@ -7,25 +7,16 @@
 
 #include "psem_torture.h"
 
-struct psem tt_sem;		/* sem phase */
-struct psem tt_ovf;		/* overflow checks: balance near the top */
-struct psem tt_ovf_debt;		/* overflow checks: debt near the top */
+/* Overflow checks: tt_ovf's balance is this far below PSEM_MAX_PERMITS. */
+#define TT_OVF_SLACK		3
 
-/* Sem phase accounting. */
-atomic_long_t tt_held_total;	/* sum of tt_thread.held */
-atomic_long_t tt_reduced;	/* reduced and not yet re-added */
+static struct psem tt_sem;		/* sem phase */
+static struct psem tt_ovf;		/* overflow checks: balance near the top */
+static struct psem tt_ovf_debt;		/* overflow checks: debt near the top */
+static atomic_long_t tt_reduced;	/* reduced and not yet re-added */
+
 /* ---------------------------------------------------------------------- */
 /* Overflow and refused calls, on psems of their own.                      */
-
-void tt_expect_refusals(const char *what, u64 before, u64 n)
-{
-	u64 now = psem_warn_count();
-
-	atomic64_add(n, &tt_expected_refusals);
-	if (now != before + n)
-		tt_viol_err("refusals: %s: psem counted %llu refusals, expected %llu\n",
-			    what, now - before, n);
-}
 
 static void tt_expect_ret(const char *what, long ret, long want)
 {
@@ -33,15 +24,11 @@ static void tt_expect_ret(const char *what, long ret, long want)
 		tt_viol_err("refusals: %s returned %ld, expected %ld\n", what, ret, want);
 }
 
-void tt_expect_balance(const char *what, struct psem *sem, long bal,
-		       unsigned long debt)
+/* At load: the psems of the overflow checks. */
+void tt_overflow_init(void)
 {
-	long b = psem_available(sem);
-	unsigned long d = psem_debt(sem);
-
-	if (b != bal || d != debt)
-		tt_viol_err("overflow: after %s: balance %ld debt %lu, expected %ld and %lu (permit from nowhere?)\n",
-			    what, b, d, bal, debt);
+	psem_init(&tt_ovf, PSEM_MAX_PERMITS - TT_OVF_SLACK);
+	psem_init(&tt_ovf_debt, 0);
 }
 
 /*
@@ -122,32 +109,14 @@ static void tt_sem_hold(struct tt_thread *t, long n)
 
 	if (!n)
 		return;
-	atomic_long_add(n, &t->held);
-	total = atomic_long_add_return(n, &tt_held_total);
+	total = tt_hold(t, n);
 	if (total > tp_permits)
 		tt_viol_err("sem: threads hold %ld permits, only %d exist\n", total, tp_permits);
 }
 
-/* Returns @n permits. The accounting drops before the release. */
-static void tt_sem_put(struct tt_thread *t, long n, bool all_held)
+static void tt_sem_put_all(struct tt_thread *t)
 {
-	int ret;
-
-	atomic_long_sub(n, &t->held);
-	atomic_long_sub(n, &tt_held_total);
-	ret = all_held ? psem_release_all_held(&tt_sem, n) : psem_release(&tt_sem, n);
-	if (ret)
-		tt_viol_err("sem: %s(%ld) returned %d\n",
-			    all_held ? "psem_release_all_held" : "psem_release", n, ret);
-}
-
-void tt_sem_put_all(struct tt_thread *t)
-{
-	long n = atomic_long_read(&t->held);
-
-	if (n)
-		tt_sem_put(t, n, tt_rand(t, 2));
-	t->hold_ops = 0;
+	tt_put_all(t, &tt_sem);
 }
 
 static void tt_sem_check(struct tt_thread *t)
@@ -173,34 +142,17 @@ static void tt_sem_acquire(struct tt_thread *t)
 {
 	long held = atomic_long_read(&t->held);
 	long room = tp_permits - held;
-	enum tt_how how;
+	enum tt_how how = tt_pick_how(t, held);
 	long n, to = 0;
 	int ret;
 
-	how = tt_rand(t, 4) ? tt_rand(t, 3) : TT_TIMEOUT;	/* PLAIN..KILL */
-	if (held)
-		how = TT_TIMEOUT;
 	if (how == TT_TIMEOUT && (!room || !tt_rand(t, 32)))
 		n = tp_permits + 1 + tt_rand(t, tp_permits);	/* can never be met */
 	else
 		n = 1 + tt_rand(t, room);
 
 	tt_wait_begin(t, &tt_sem, n, how == TT_INTR);
-	switch (how) {
-	case TT_PLAIN:
-		ret = psem_acquire(&tt_sem, n);
-		break;
-	case TT_INTR:
-		ret = psem_acquire_interruptible(&tt_sem, n);
-		break;
-	case TT_KILL:
-		ret = psem_acquire_killable(&tt_sem, n);
-		break;
-	default:
-		to = tt_rand(t, 5);	/* jiffies: short, 0 only tries */
-		ret = psem_acquire_timeout(&tt_sem, n, to);
-		break;
-	}
+	ret = tt_acquire(t, &tt_sem, n, how, &to);
 	tt_wait_end(t);
 
 	if (!ret) {
@@ -290,22 +242,11 @@ static void tt_sem_juggle(struct tt_thread *t)
 		if (!psem_try_acquire(&tt_sem, 1))
 			continue;
 		tt_sem_hold(t, 1);
-		tt_sem_put(t, 1, !tt_rand(t, 4));
+		tt_put(t, &tt_sem, 1, !tt_rand(t, 4));
 	}
 }
 
-static void tt_sem_release(struct tt_thread *t)
-{
-	long held = atomic_long_read(&t->held);
-
-	if (!held)
-		return;
-	tt_sem_put(t, tt_rand(t, 4) ? 1 + tt_rand(t, held) : held, tt_rand(t, 2));
-	if (!atomic_long_read(&t->held))
-		t->hold_ops = 0;
-}
-
-void tt_sem_step(struct tt_thread *t)
+static void tt_sem_step(struct tt_thread *t)
 {
 	long held = atomic_long_read(&t->held);
 	u32 r = tt_rand(t, 100);
@@ -327,7 +268,7 @@ void tt_sem_step(struct tt_thread *t)
 			tt_sem_juggle(t);
 	} else {
 		if (r < 40)
-			tt_sem_release(t);
+			tt_put_some(t, &tt_sem);
 		else if (r < 55)
 			tt_sem_try(t);
 		else if (r < 70)
@@ -348,7 +289,7 @@ void tt_sem_step(struct tt_thread *t)
 }
 
 /* Stutter stage 2: take some permits without waiting, and keep them. */
-void tt_sem_take_some(struct tt_thread *t)
+static void tt_sem_take_some(struct tt_thread *t)
 {
 	long n = 1 + tt_rand(t, tp_permits);
 
@@ -364,3 +305,59 @@ void tt_sem_take_some(struct tt_thread *t)
 		break;
 	}
 }
+
+static void tt_sem_init(void)
+{
+	psem_init(&tt_sem, tp_permits);
+	atomic_long_set(&tt_reduced, 0);
+}
+
+/* The monitor's bounds. */
+static void tt_sem_monitor(void)
+{
+	tt_monitor_bounds(&tt_sem, tp_permits);
+}
+
+/*
+ * All workers paused: conservation, exactly. At stage 1 nothing is held;
+ * at stage 2 the threads hold what they took without waiting.
+ */
+static void tt_sem_quiescent(int stage)
+{
+	long avail = psem_available(&tt_sem);
+	unsigned long debt = psem_debt(&tt_sem);
+	bool waiters = tt_has_waiters(&tt_sem);
+	long total = atomic_long_read(&tt_held_total);
+	long reduced = atomic_long_read(&tt_reduced);
+	long sum = 0;
+	int i;
+
+	for (i = 0; i < tt_nthr; i++)
+		sum += atomic_long_read(&tt_thr[i].held);
+	if (sum != total)
+		tt_viol_err("sem: paused (stage %d): threads hold %ld, accounted %ld\n",
+			    stage, sum, total);
+	if (total + avail - (long)debt + reduced != tp_permits || waiters ||
+	    (stage == 1 && total) || reduced || debt)
+		tt_viol_err("sem: paused (stage %d): held %ld + available %ld - debt %lu + reduced %ld != %d permits (waiters: %s)\n",
+			    stage, total, avail, debt, reduced, tp_permits,
+			    waiters ? "yes" : "no");
+}
+
+/* Workers stuck at the end: give them all the permits there are. */
+static void tt_sem_rescue(void)
+{
+	psem_release_all_held(&tt_sem, tp_permits);
+}
+
+const struct psem_torture_ops tt_sem_ops = {
+	.name		= "sem",
+	.sem		= &tt_sem,
+	.init		= tt_sem_init,
+	.step		= tt_sem_step,
+	.put_all	= tt_sem_put_all,
+	.take_some	= tt_sem_take_some,
+	.monitor	= tt_sem_monitor,
+	.quiescent	= tt_sem_quiescent,
+	.rescue		= tt_sem_rescue,
+};

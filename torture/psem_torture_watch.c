@@ -7,14 +7,18 @@
 
 #include "psem_torture.h"
 
-/* ---------------------------------------------------------------------- */
-/* Monitor, signaller, hotplug.                                            */
+#define TT_WD_LONG	1	/* printed that the wait is long */
+#define TT_WD_LOST	2	/* reported a lost wake-up */
 
-struct psem *tt_phase_sem(void)
+atomic_long_t tt_signals;
+atomic_long_t tt_hotplug_off;
+atomic_long_t tt_hotplug_fail;
+static struct rnd_state tt_sig_rnd;	/* the signaller's, over all phases */
+
+/* At load, once the seed is known. */
+void tt_watch_init(void)
 {
-	if (tt_phase == TT_SEM)
-		return &tt_sem;
-	return tt_phase == TT_LIFE ? &tt_lsem : tt_ops->sem;
+	prandom_seed_state(&tt_sig_rnd, tp_seed ^ 0x5167);
 }
 
 void tt_dump_waits(void)
@@ -97,7 +101,7 @@ void tt_sum_ops(unsigned long *ops, unsigned long *max_wait)
 
 static void tt_print_stats(void)
 {
-	struct psem *sem = tt_phase_sem();
+	struct psem *sem = tt_cur->sem;
 	unsigned long ops, max_wait, eintr = 0, etime = 0, busy = 0;
 	int i;
 
@@ -120,39 +124,8 @@ int tt_monitor(void *arg)
 
 	while (!kthread_should_stop()) {
 		schedule_timeout_idle(HZ / 5);
-		if (tt_phase == TT_SEM) {
-			long avail = psem_available(&tt_sem);
-			long total = atomic_long_read(&tt_held_total);
-
-			if (avail < 0 || avail > tp_permits)
-				tt_viol_err("sem: monitor: %ld permits available, only %d exist\n",
-					    avail, tp_permits);
-			if (total < 0 || total > tp_permits)
-				tt_viol_err("sem: monitor: threads hold %ld of %d permits\n",
-					    total, tp_permits);
-		} else if (tt_phase == TT_LIFE) {
-			long avail = psem_available(&tt_lsem);
-			long total = atomic_long_read(&tt_held_total);
-
-			if (avail < 0 || avail > tt_life_cap_max())
-				tt_viol_err("life: monitor: %ld permits available, the capacity is at most %ld\n",
-					    avail, tt_life_cap_max());
-			if (total < 0 || total > tt_life_cap_max())
-				tt_viol_err("life: monitor: threads hold %ld, the capacity is at most %ld\n",
-					    total, tt_life_cap_max());
-			tt_life_check_locked();
-		} else {
-			int w = atomic_read(&tt_writers);
-
-			if (w < 0 || (w > 1 && !tt_ops->busted))
-				tt_viol_err("%s: monitor: %d writers inside\n",
-					    tt_phase_name(), w);
-			if (psem_available(tt_ops->sem) > tt_ops->full)
-				tt_viol_err("%s: monitor: %ld permits available, only %ld exist\n",
-					    tt_phase_name(), psem_available(tt_ops->sem),
-					    tt_ops->full);
-		}
-		tt_check_invariant(tt_phase_sem(), tt_phase_name());
+		tt_cur->monitor();
+		tt_check_invariant(tt_cur->sem, tt_phase_name());
 		tt_watchdog();
 		if (tp_stat_interval_s && time_after_eq(jiffies, next_stats)) {
 			tt_print_stats();
@@ -183,17 +156,6 @@ int tt_signaller(void *arg)
 		}
 	}
 	return 0;
-}
-
-/* The @n-th online CPU, counting from 0; -1 if there are fewer. */
-int tt_nth_online_cpu(int n)
-{
-	int cpu;
-
-	for_each_online_cpu(cpu)
-		if (!n--)
-			return cpu;
-	return -1;
 }
 
 /* A random online CPU that may go offline: not the first one. */
