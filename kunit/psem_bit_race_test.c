@@ -212,20 +212,16 @@ static void bit_mixed(struct kunit *test, bool fast, bool zero)
 		.fn = bit_mixed_fn, .iters = race_iters, .n = PSEM_TEST_MAX_TAKE,
 	};
 	struct psem *sem = psem_test_sem(test, BIT_BALANCE);
-	unsigned int i, per_cpu = 2;
+	unsigned int per_cpu = 2;
 	struct psem_test_ctx *ctx = test->priv;
-	int cpu;
 
 	psem_set_fast_release(fast);
 	psem_set_zero_release(zero);
 	tmpl.sem = sem;
-	for_each_online_cpu(cpu)
-		for (i = 0; i < per_cpu && ctx->nr < PSEM_TEST_MAX_THREADS; i++)
-			psem_test_spawn(test, &tmpl, cpu);
+	psem_test_spawn_per_cpu(test, &tmpl, per_cpu, PSEM_TEST_MAX_THREADS);
 	psem_test_post_step(ctx, 1);
 	psem_test_reap_all(test);
-	for (i = 0; i < ctx->nr; i++)
-		KUNIT_EXPECT_EQ_MSG(test, ctx->thread[i]->ret, 0, "helper %u", i);
+	psem_test_expect_all_ok(test);
 	PSEM_TEST_EXPECT_IDLE(test, sem, BIT_BALANCE);
 }
 

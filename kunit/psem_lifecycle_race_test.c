@@ -94,8 +94,6 @@ static void lifecycle_race(struct kunit *test, enum psem_test_op churn)
 	struct psem *sem = psem_test_capped_sem(test, LIFECYCLE_CAPACITY);
 	struct psem_test_thread *churner;
 	struct lifecycle_tally *tally;
-	unsigned int i;
-	int cpu;
 
 	tally = kunit_kzalloc(test, sizeof(*tally), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, tally);
@@ -103,9 +101,8 @@ static void lifecycle_race(struct kunit *test, enum psem_test_op churn)
 	tmpl.arg = tally;
 	tmpl.fn = lifecycle_worker_fn;
 	tmpl.n = LIFECYCLE_CAPACITY;
-	for_each_online_cpu(cpu)
-		for (i = 0; i < 2 && ctx->nr < PSEM_TEST_MAX_THREADS - 1; i++)
-			psem_test_spawn(test, &tmpl, cpu);
+	/* Room for the churner. */
+	psem_test_spawn_per_cpu(test, &tmpl, 2, PSEM_TEST_MAX_THREADS - 1);
 	tmpl.fn = lifecycle_churn_fn;
 	tmpl.op = churn;
 	tmpl.iters = race_iters / 10;
@@ -122,8 +119,7 @@ static void lifecycle_race(struct kunit *test, enum psem_test_op churn)
 	psem_test_post_step(ctx, 2);
 	psem_test_reap_all(test);
 
-	for (i = 0; i < ctx->nr; i++)
-		KUNIT_EXPECT_EQ_MSG(test, ctx->thread[i]->ret, 0, "helper %u", i);
+	psem_test_expect_all_ok(test);
 	/* Every permit is home: a quiesce completes, then the exact state. */
 	KUNIT_EXPECT_EQ(test, psem_resize(sem, LIFECYCLE_CAPACITY), 0);
 	KUNIT_EXPECT_EQ(test, psem_quiesce(sem, 10 * HZ), 0);

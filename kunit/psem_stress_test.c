@@ -20,26 +20,6 @@ static unsigned int order_iters = 20000;
 module_param(order_iters, uint, 0444);
 MODULE_PARM_DESC(order_iters, "messages passed in each ordering test");
 
-/* Starts @per_cpu copies of @tmpl on every online CPU. */
-static void stress_spawn_per_cpu(struct kunit *test, const struct psem_test_thread *tmpl,
-				 unsigned int per_cpu)
-{
-	unsigned int cpu, i;
-
-	for_each_online_cpu(cpu)
-		for (i = 0; i < per_cpu; i++)
-			psem_test_spawn(test, tmpl, cpu);
-}
-
-static void stress_expect_helpers_ok(struct kunit *test)
-{
-	struct psem_test_ctx *ctx = test->priv;
-	unsigned int i;
-
-	for (i = 0; i < ctx->nr; i++)
-		KUNIT_EXPECT_EQ_MSG(test, ctx->thread[i]->ret, 0, "helper %u", i);
-}
-
 static void stress_info_stats(struct kunit *test)
 {
 	struct psem_stats s;
@@ -135,11 +115,11 @@ static void stress_race_mixed(struct kunit *test, bool fast)
 	tmpl.sem = psem_test_sem(test, initial);
 	psem_set_fast_release(fast);
 	psem_test_stats_start();
-	stress_spawn_per_cpu(test, &tmpl, 3);
+	psem_test_spawn_per_cpu(test, &tmpl, 3, PSEM_TEST_MAX_THREADS);
 	psem_test_post_step(test->priv, 1);
 	psem_test_reap_all(test);
 
-	stress_expect_helpers_ok(test);
+	psem_test_expect_all_ok(test);
 	PSEM_TEST_EXPECT_IDLE(test, tmpl.sem, initial);
 	if (!fast)
 		PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
@@ -201,13 +181,13 @@ static void stress_flag_race(struct kunit *test, bool flag)
 	tmpl.sem = psem_test_sem(test, initial);
 	psem_set_contention_flag(flag);
 	psem_test_stats_start();
-	stress_spawn_per_cpu(test, &tmpl, 2);
+	psem_test_spawn_per_cpu(test, &tmpl, 2, PSEM_TEST_MAX_THREADS);
 	psem_test_post_step(test->priv, 1);
 	raced = psem_test_wait_until(psem_test_stat(evidence) > 0, PSEM_TEST_RACE_SEARCH);
 	psem_test_post_step(test->priv, 2);
 	psem_test_reap_all(test);
 
-	stress_expect_helpers_ok(test);
+	psem_test_expect_all_ok(test);
 	PSEM_TEST_EXPECT_IDLE(test, tmpl.sem, initial);
 	if (!flag) {
 		PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FLAG_TRIP, 0);
@@ -312,7 +292,7 @@ static void psem_test_overflow_race(struct kunit *test)
 	psem_test_reap_all(test);
 
 	KUNIT_EXPECT_EQ(test, bad, 0U);
-	stress_expect_helpers_ok(test);
+	psem_test_expect_all_ok(test);
 	PSEM_TEST_EXPECT_IDLE(test, o->sem, PSEM_MAX_PERMITS);
 	stress_info_stats(test);
 }

@@ -220,7 +220,11 @@ void psem_test_exit(struct kunit *test);
 struct psem_test_thread *psem_test_spawn(struct kunit *test,
 					 const struct psem_test_thread *tmpl,
 					 int cpu);
+unsigned int psem_test_spawn_per_cpu(struct kunit *test,
+				     const struct psem_test_thread *tmpl,
+				     unsigned int per_cpu, unsigned int max);
 bool psem_test_wait_done(struct psem_test_thread *t);
+void psem_test_expect_all_ok(struct kunit *test);
 void psem_test_unstick(struct psem_test_thread *t);
 void psem_test_reap(struct kunit *test, struct psem_test_thread *t);
 void psem_test_reap_all(struct kunit *test);

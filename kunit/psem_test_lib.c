@@ -10,6 +10,7 @@
  * serves only that module's suite.
  */
 #include <kunit/test.h>
+#include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/hardirq.h>
 #include <linux/kthread.h>
@@ -110,6 +111,30 @@ struct psem_test_thread *psem_test_spawn(struct kunit *test,
 }
 
 /**
+ * psem_test_spawn_per_cpu() - start copies of a helper on every online CPU
+ * @test:    the test case
+ * @tmpl:    what each copy is to do
+ * @per_cpu: how many copies to bind to each CPU
+ * @max:     stop once the test has this many helpers, PSEM_TEST_MAX_THREADS
+ *           at most
+ *
+ * Return: how many it started.
+ */
+unsigned int psem_test_spawn_per_cpu(struct kunit *test,
+				     const struct psem_test_thread *tmpl,
+				     unsigned int per_cpu, unsigned int max)
+{
+	struct psem_test_ctx *ctx = test->priv;
+	unsigned int i, started = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		for (i = 0; i < per_cpu && ctx->nr < max; i++, started++)
+			psem_test_spawn(test, tmpl, cpu);
+	return started;
+}
+
+/**
  * psem_test_wait_done() - wait for a helper to finish
  * @t: the helper
  *
@@ -175,6 +200,19 @@ unsigned long psem_test_progress_sum(struct psem_test_thread **t,
 	for (i = 0; i < nr; i++)
 		sum += READ_ONCE(t[i]->progress);
 	return sum;
+}
+
+/**
+ * psem_test_expect_all_ok() - expect every helper of the test to return 0
+ * @test: the test case, its helpers reaped (psem_test_reap_all())
+ */
+void psem_test_expect_all_ok(struct kunit *test)
+{
+	struct psem_test_ctx *ctx = test->priv;
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ctx->thread[i]->ret, 0, "helper %u", i);
 }
 
 /**
