@@ -225,16 +225,19 @@ static void bit_mixed(struct kunit *test, bool fast, bool zero)
 	PSEM_TEST_EXPECT_IDLE(test, sem, BIT_BALANCE);
 }
 
+/* The waiters-bit rule. */
 static void psem_test_bit_mixed_psem(struct kunit *test)
 {
 	bit_mixed(test, true, true);
 }
 
+/* The positive-balance rule (the case's name predates the rules' names). */
 static void psem_test_bit_mixed_seed(struct kunit *test)
 {
 	bit_mixed(test, true, false);
 }
 
+/* The always-locked rule. */
 static void psem_test_bit_mixed_locked(struct kunit *test)
 {
 	bit_mixed(test, false, true);

@@ -19,7 +19,7 @@
  * A release with nobody waiting is lock-free at any balance, zero
  * included. This CPU holds the queue lock, so a release that took it
  * would deadlock (and lockdep or DEBUG_SPINLOCK would report recursion).
- * Under the seed's rule the same release at zero takes the lock.
+ * Under the positive-balance rule the same release at zero takes the lock.
  */
 static void psem_test_bit_zero_release(struct kunit *test)
 {
@@ -46,7 +46,7 @@ static void psem_test_bit_zero_release(struct kunit *test)
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 2);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 0);
 
-	/* The seed's rule: zero means "maybe waiters", so lock. */
+	/* The positive-balance rule: zero means "maybe waiters", so lock. */
 	psem_set_zero_release(false);
 	KUNIT_EXPECT_EQ(test, psem_drain(sem, 5), 2L);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);

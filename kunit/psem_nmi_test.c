@@ -380,44 +380,6 @@ static void nmi_refuse_fn(struct nmi_sender *p)
 	x->async = psem_acquire_async(&x->plain, 2, &x->r.aw, psem_test_req_fn);
 }
 
-/* Everything a refused call must leave as it was. */
-struct nmi_state {
-	long		word;
-	long		avail;
-	long		capacity;
-	unsigned long	debt;
-	unsigned int	waiters;
-};
-
-static struct nmi_state nmi_snap(struct psem *sem)
-{
-	struct nmi_state s = {
-		.word		= atomic_long_read(&sem->count),
-		.avail		= psem_available(sem),
-		.capacity	= psem_capacity(sem),
-		.debt		= psem_debt(sem),
-		.waiters	= psem_test_nr_waiters(sem),
-	};
-
-	return s;
-}
-
-static void nmi_expect_same(struct kunit *test, struct psem *sem,
-			    const struct nmi_state *was, const char *what)
-{
-	struct nmi_state now;
-
-	psem_sync(sem);
-	now = nmi_snap(sem);
-	KUNIT_EXPECT_EQ_MSG(test, now.word, was->word, "%s: word", what);
-	KUNIT_EXPECT_EQ_MSG(test, now.avail, was->avail, "%s: available", what);
-	KUNIT_EXPECT_EQ_MSG(test, now.capacity, was->capacity, "%s: capacity",
-			    what);
-	KUNIT_EXPECT_EQ_MSG(test, now.debt, was->debt, "%s: debt", what);
-	KUNIT_EXPECT_EQ_MSG(test, now.waiters, was->waiters, "%s: waiters",
-			    what);
-}
-
 /*
  * psem_close(), psem_reopen(), psem_resize(), psem_reduce() and a queueing
  * psem_acquire_async() take the queue lock and cannot defer: from NMI each
@@ -426,7 +388,7 @@ static void nmi_expect_same(struct kunit *test, struct psem *sem,
 static void psem_test_nmi_refused(struct kunit *test)
 {
 	struct nmi_refuse *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
-	struct nmi_state open, closed, plain;
+	struct psem_test_snapshot open, closed, plain;
 	u64 refusals;
 
 	KUNIT_ASSERT_NOT_NULL(test, x);
@@ -437,9 +399,9 @@ static void psem_test_nmi_refused(struct kunit *test)
 	psem_init(&x->plain, 1);
 	x->r.sem = &x->plain;
 	nmi_sender_arm(test, &x->nmi, nmi_refuse_fn);
-	open = nmi_snap(&x->open);
-	closed = nmi_snap(&x->closed);
-	plain = nmi_snap(&x->plain);
+	open = psem_test_snapshot(&x->open);
+	closed = psem_test_snapshot(&x->closed);
+	plain = psem_test_snapshot(&x->plain);
 
 	psem_set_quiet_warnings(true);
 	refusals = psem_warn_count();
@@ -455,9 +417,9 @@ static void psem_test_nmi_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, x->reduce, -EPERM);
 	KUNIT_EXPECT_EQ(test, x->async, -EPERM);
 	KUNIT_EXPECT_EQ(test, refusals, 5ULL);
-	nmi_expect_same(test, &x->open, &open, "open");
-	nmi_expect_same(test, &x->closed, &closed, "closed");
-	nmi_expect_same(test, &x->plain, &plain, "plain");
+	psem_test_expect_unchanged(test, &x->open, &open, "open");
+	psem_test_expect_unchanged(test, &x->closed, &closed, "closed");
+	psem_test_expect_unchanged(test, &x->plain, &plain, "plain");
 	KUNIT_EXPECT_FALSE(test, psem_is_closed(&x->open));
 	KUNIT_EXPECT_TRUE(test, psem_is_closed(&x->closed));
 	/* The refused waiter was never queued, and is never called. */

@@ -346,9 +346,10 @@ out:
 }
 
 /*
- * With nobody waiting a put is lock-free, into an empty pool too (psem's
- * rule); under the seed's rule (zero_release off) a put into an empty pool
- * takes the queue lock, one into a pool that holds objects does not.
+ * With nobody waiting a put is lock-free, into an empty pool too (the
+ * waiters-bit rule); under the positive-balance rule (zero_release off) a
+ * put into an empty pool takes the queue lock, one into a pool that holds
+ * objects does not.
  */
 static void psem_pool_test_put_fast_path(struct kunit *test)
 {

@@ -429,8 +429,8 @@ out:
 
 /*
  * With nobody waiting, a read_unlock is one lock-free exchange, the last
- * reader's too, and so is a write_unlock (psem's rule; under the seed's,
- * zero_release off, the write_unlock onto a zero balance takes the queue
+ * reader's too, and so is a write_unlock (the waiters-bit rule; under the
+ * positive-balance rule, zero_release off, the write_unlock onto a zero balance takes the queue
  * lock). A read_unlock that a writer waits for takes the queue lock.
  */
 static void psem_rwlock_test_read_unlock_fast_path(struct kunit *test)

@@ -363,9 +363,10 @@ static int stress_reader_fn(struct psem_test_thread *t)
 
 /*
  * Message passing through two psems, writer and reader on two CPUs, the
- * messages in plain memory. Under psem's rule (_fast) every release that
- * finds nobody waiting is lock-free, the writer's releases of an empty
- * "full" included; under the seed's rule (_seed) only those on a positive
+ * messages in plain memory. Under the waiters-bit rule (_fast) every
+ * release that finds nobody waiting is lock-free, the writer's releases of
+ * an empty "full" included; under the positive-balance rule (_seed, a case
+ * name kept from before the rules had names) only those on a positive
  * balance are, about half; the _locked case sends all of them to the lock.
  *
  * What it shows: the reader finds every message whole, and on a kernel
@@ -430,13 +431,13 @@ static void stress_release_ordering(struct kunit *test, bool fast, bool zero)
 	stress_info_stats(test);
 }
 
-/* psem's rule: the writer's releases of an empty "full" are lock-free too. */
+/* The waiters-bit rule: lock-free also onto an empty "full". */
 static void psem_test_release_ordering_fast(struct kunit *test)
 {
 	stress_release_ordering(test, true, true);
 }
 
-/* The seed's rule: lock-free only on a positive balance. */
+/* The positive-balance rule: lock-free only on a positive balance. */
 static void psem_test_release_ordering_seed(struct kunit *test)
 {
 	stress_release_ordering(test, true, false);

@@ -293,6 +293,27 @@ static inline long psem_test_word(struct psem *sem)
 	return atomic_long_read(&sem->count);
 }
 
+/**
+ * struct psem_test_snapshot - what a psem holds, for a later comparison
+ * @word:     the word, whole
+ * @avail:    psem_available()
+ * @capacity: psem_capacity()
+ * @debt:     psem_debt()
+ * @waiters:  psem_test_nr_waiters()
+ */
+struct psem_test_snapshot {
+	long		word;
+	long		avail;
+	long		capacity;
+	unsigned long	debt;
+	unsigned int	waiters;
+};
+
+struct psem_test_snapshot psem_test_snapshot(struct psem *sem);
+void psem_test_expect_unchanged(struct kunit *test, struct psem *sem,
+				const struct psem_test_snapshot *was,
+				const char *what);
+
 /* The flags of the word: PSEM_WAITERS and PSEM_CONTENDED. */
 static inline long psem_test_flags(struct psem *sem)
 {

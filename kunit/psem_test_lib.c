@@ -501,6 +501,51 @@ struct psem_test_thread *psem_test_quiescer(struct kunit *test,
 	return t;
 }
 
+/**
+ * psem_test_snapshot() - take a &struct psem_test_snapshot of a psem
+ * @sem: the psem
+ *
+ * Return: the snapshot.
+ */
+struct psem_test_snapshot psem_test_snapshot(struct psem *sem)
+{
+	struct psem_test_snapshot s = {
+		.word		= atomic_long_read(&sem->count),
+		.avail		= psem_available(sem),
+		.capacity	= psem_capacity(sem),
+		.debt		= psem_debt(sem),
+		.waiters	= psem_test_nr_waiters(sem),
+	};
+
+	return s;
+}
+
+/**
+ * psem_test_expect_unchanged() - expect a psem to hold what it held
+ * @test: the test case
+ * @sem:  the psem
+ * @was:  its psem_test_snapshot() from before
+ * @what: names the call that was to change nothing, in the messages
+ *
+ * Compares after psem_sync(), so that work the call deferred has run.
+ */
+void psem_test_expect_unchanged(struct kunit *test, struct psem *sem,
+				const struct psem_test_snapshot *was,
+				const char *what)
+{
+	struct psem_test_snapshot now;
+
+	psem_sync(sem);
+	now = psem_test_snapshot(sem);
+	KUNIT_EXPECT_EQ_MSG(test, now.word, was->word, "%s: word", what);
+	KUNIT_EXPECT_EQ_MSG(test, now.avail, was->avail, "%s: available", what);
+	KUNIT_EXPECT_EQ_MSG(test, now.capacity, was->capacity, "%s: capacity",
+			    what);
+	KUNIT_EXPECT_EQ_MSG(test, now.debt, was->debt, "%s: debt", what);
+	KUNIT_EXPECT_EQ_MSG(test, now.waiters, was->waiters, "%s: waiters",
+			    what);
+}
+
 /* ==== asynchronous waiters ==== */
 
 /**
