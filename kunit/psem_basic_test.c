@@ -157,8 +157,7 @@ static void psem_test_bad_counts(struct kunit *test)
 	}
 	PSEM_TEST_EXPECT_IDLE(test, sem, 2);
 	/* Refused before doing anything: no release or wait was counted. */
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 0);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 0, 0);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_SLEEP, 0);
 
 	/* A negative initial balance is refused and leaves zero. */
@@ -251,8 +250,7 @@ static void psem_test_reduce_debt(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psem_debt(sem), 1UL);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 3), 0);
 	PSEM_TEST_EXPECT_IDLE(test, sem, 2);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 2);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 0, 2);
 
 	/* Debts add up. */
 	KUNIT_EXPECT_EQ(test, psem_drain(sem, 2), 2L);

@@ -33,8 +33,7 @@ static void psem_test_bit_zero_release(struct kunit *test)
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, psem_test_word(sem), 2 * PSEM_ONE);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 1);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 0);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 1, 0);
 
 	/* A holder of everything returns it with one exchange from zero. */
 	KUNIT_EXPECT_TRUE(test, psem_try_acquire(sem, 2));
@@ -43,8 +42,7 @@ static void psem_test_bit_zero_release(struct kunit *test)
 	ret = psem_release_all_held(sem, 2);
 	spin_unlock_irqrestore(&sem->wq.lock, flags);
 	KUNIT_EXPECT_EQ(test, ret, 0);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 2);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 0);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 2, 0);
 
 	/* The positive-balance rule: zero means "maybe waiters", so lock. */
 	psem_set_zero_release(false);
@@ -78,8 +76,7 @@ static void psem_test_bit_waiters(struct kunit *test)
 
 	/* Partial: a still needs 1; the bit stays, the balance zero. */
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 1);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 0, 1);
 	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
 	KUNIT_EXPECT_FALSE(test, psem_try_acquire(sem, 1));
 	KUNIT_EXPECT_EQ(test, psem_drain(sem, 1), 0L);

@@ -25,8 +25,7 @@ static void psem_test_release_lock_free(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 5), 0);
 	KUNIT_EXPECT_EQ(test, psem_available(sem), 7L);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 2);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 0);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 2, 0);
 
 	/*
 	 * With this CPU holding the queue lock, a release that took it would
@@ -45,8 +44,7 @@ static void psem_test_release_lock_free(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, took);
 	KUNIT_EXPECT_EQ(test, drained, 3L);
 	KUNIT_EXPECT_EQ(test, avail, 3L);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 3);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 0);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 3, 0);
 	PSEM_TEST_EXPECT_IDLE(test, sem, 3);
 }
 
@@ -61,8 +59,7 @@ static void psem_test_handoff(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
 	PSEM_TEST_EXPECT_RETURNS(test, w, 0);
 	PSEM_TEST_EXPECT_IDLE(test, sem, 0);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 1);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 0, 1);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_HANDOFF, 1);
 
 	/* More than the waiter needs: the rest reaches the balance. */
@@ -81,22 +78,19 @@ static void psem_test_locked_on_positive(struct kunit *test)
 	psem_test_stats_start();
 	KUNIT_EXPECT_EQ(test, psem_release_all_held(sem, 1), 0);
 	KUNIT_EXPECT_EQ(test, psem_available(sem), 3L);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 1);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 0, 1);
 
 	psem_set_fast_release(false);
 	KUNIT_EXPECT_FALSE(test, psem_fast_release_enabled());
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 3), 0);
 	KUNIT_EXPECT_EQ(test, psem_available(sem), 7L);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 3);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 0, 3);
 
 	psem_set_fast_release(true);
 	KUNIT_EXPECT_TRUE(test, psem_fast_release_enabled());
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 1);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 3);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 1, 3);
 	PSEM_TEST_EXPECT_IDLE(test, sem, 8);
 }
 
@@ -273,8 +267,7 @@ static void psem_test_release_in_hardirq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
 	KUNIT_EXPECT_EQ(test, release_from_irq(test, sem, 1, how), 0);
 	PSEM_TEST_EXPECT_IDLE(test, sem, 2);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 2);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 1);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 2, 1);
 	psem_test_reap_all(test);
 }
 
@@ -305,8 +298,7 @@ static void psem_test_lock_free_in_hardirq(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, p->taken);
 	KUNIT_EXPECT_EQ(test, p->ret, 0);
 	KUNIT_EXPECT_EQ(test, p->drained, 3L);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 2);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 0);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 2, 0);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
 	PSEM_TEST_EXPECT_IDLE(test, sem, 3);
 }

@@ -48,8 +48,7 @@ static void psem_sem_test_binary(struct kunit *test)
 	psem_up(sem);
 	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
 	/* Uncontended: both releases lock-free, nobody slept. */
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 2);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 0);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 2, 0);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_SLEEP, 0);
 }
 

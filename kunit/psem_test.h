@@ -413,6 +413,15 @@ do {									\
 			    "stat %s", psem_stat_names[__s]);		\
 } while (0)
 
+/* Fast and locked releases since psem_test_stats_start(). */
+#define PSEM_TEST_EXPECT_RELEASE_STATS(test, fast, locked)		\
+do {									\
+	struct kunit *__rtest = (test);					\
+									\
+	PSEM_TEST_EXPECT_STAT(__rtest, PSEM_STAT_FAST_RELEASE, fast);	\
+	PSEM_TEST_EXPECT_STAT(__rtest, PSEM_STAT_LOCKED_RELEASE, locked); \
+} while (0)
+
 /* ==== the lock fixture and its workers ==== */
 
 /* What a step worker does: take one lock, hold it until told, release. */
