@@ -114,9 +114,11 @@ static void nmi_sender_raise(int cpu)
 
 #endif /* NMI_SENDER_HAVE_NMI */
 
-/*
- * Registers the handler with @p's work; skips the case where no NMI can
- * be sent to another CPU.
+/**
+ * nmi_sender_arm() - register the handler, with the work of a case's NMIs
+ * @test: the test case; skipped where no NMI can be sent to another CPU
+ * @p:    the case's sender, from nmi_sender_new()
+ * @fn:   the work of one NMI, run in NMI context
  */
 void nmi_sender_arm(struct kunit *test, struct nmi_sender *p,
 		    void (*fn)(struct nmi_sender *p))
@@ -133,7 +135,12 @@ void nmi_sender_arm(struct kunit *test, struct nmi_sender *p,
 	registered = true;
 }
 
-/* Unregisters the handler: from here on it touches nothing of the case. */
+/**
+ * nmi_sender_disarm() - unregister the handler, if it is registered
+ *
+ * Waits for a handler that is running to return: from here on it touches
+ * nothing of the case.
+ */
 void nmi_sender_disarm(void)
 {
 	if (!registered)
@@ -143,6 +150,12 @@ void nmi_sender_disarm(void)
 	WRITE_ONCE(armed, NULL);
 }
 
+/**
+ * nmi_sender_new() - a sender that lives until the case is over
+ * @test: the test case
+ *
+ * Return: the sender, zeroed.
+ */
 struct nmi_sender *nmi_sender_new(struct kunit *test)
 {
 	struct nmi_sender *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
@@ -174,7 +187,13 @@ static bool nmi_sender_wait_served(struct nmi_sender *p, int seq)
 	return psem_test_wait_for(nmi_sender_served(p, seq));
 }
 
-/* Sends one NMI to @cpu for @p's work and waits until it has run. */
+/**
+ * nmi_sender_send() - send one NMI for @p's work, and wait until it has run
+ * @p:   the armed sender
+ * @cpu: the CPU to send it to
+ *
+ * Return: whether the handler served it within the hang guard.
+ */
 bool nmi_sender_send(struct nmi_sender *p, int cpu)
 {
 	int seq;
@@ -186,7 +205,12 @@ bool nmi_sender_send(struct nmi_sender *p, int cpu)
 	return nmi_sender_wait_served(p, seq);
 }
 
-/* Sends one NMI to a CPU other than the caller's, and waits for it. */
+/**
+ * nmi_sender_send_other() - nmi_sender_send() to a CPU not the caller's
+ * @p: the armed sender
+ *
+ * Return: whether the handler served it within the hang guard.
+ */
 bool nmi_sender_send_other(struct nmi_sender *p)
 {
 	int cpu = get_cpu();
@@ -200,7 +224,12 @@ bool nmi_sender_send_other(struct nmi_sender *p)
 	return nmi_sender_wait_served(p, seq);
 }
 
-/* The handler claimed @want NMIs, each in NMI context. */
+/**
+ * nmi_sender_expect_runs() - expect so many NMIs claimed, each in NMI
+ * @test: the test case
+ * @p:    the sender
+ * @want: the NMIs the handler must have claimed for @p
+ */
 void nmi_sender_expect_runs(struct kunit *test, struct nmi_sender *p, int want)
 {
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&p->runs), want, "NMIs served");
@@ -208,12 +237,21 @@ void nmi_sender_expect_runs(struct kunit *test, struct nmi_sender *p, int want)
 			    "NMIs served where in_nmi() was false");
 }
 
+/**
+ * nmi_sender_report() - log how many NMIs the handler claimed for @p
+ * @test: the test case
+ * @p:    the sender
+ */
 void nmi_sender_report(struct kunit *test, struct nmi_sender *p)
 {
 	kunit_info(test, "%d NMIs served\n", atomic_read(&p->runs));
 }
 
-/* The work of the release cases: psem_release(@sem, @n). */
+/**
+ * nmi_sender_release() - the NMI work of the release cases
+ * @p: the sender: psem_release(@p->sem, @p->n); a result other than 0
+ *     counts in @p->errors
+ */
 void nmi_sender_release(struct nmi_sender *p)
 {
 	int ret = psem_release(p->sem, p->n);
@@ -223,6 +261,10 @@ void nmi_sender_release(struct nmi_sender *p)
 		atomic_inc(&p->errors);
 }
 
+/**
+ * nmi_sender_exit() - psem_nmi's .exit: disarm, then psem_test_exit()
+ * @test: the test case, even one an assertion aborted
+ */
 void nmi_sender_exit(struct kunit *test)
 {
 	/* Before the helpers are reaped and the case's memory is freed. */
