@@ -12,30 +12,20 @@
 #include "psem_sem.h"
 #include "psem_test.h"
 
-/*
- * The case that closes a psem under psem_down() makes it warn on purpose
- * and prints a "psem-expect-splat: begin refusal" window around the
- * warning, as kunit/psem_mutex_kunit.c does. Build with PST_LOUD_CASES 0
- * to skip it.
- */
-#ifndef PST_LOUD_CASES
-#define PST_LOUD_CASES 1
-#endif
-
 /* A helper that takes the permit with psem_down() and keeps it. */
-static int pst_down_fn(struct pkt_thread *t)
+static int sem_down_fn(struct psem_test_thread *t)
 {
 	psem_down(t->sem);
 	return 0;
 }
 
-static struct pkt_thread *pst_down_waiter(struct kunit *test, struct psem *sem,
-					  unsigned int nr)
+static struct psem_test_thread *sem_down_waiter(struct kunit *test, struct psem *sem,
+						unsigned int nr)
 {
-	const struct pkt_thread tmpl = { .fn = pst_down_fn, .sem = sem };
-	struct pkt_thread *t = pkt_spawn(test, &tmpl, -1);
+	const struct psem_test_thread tmpl = { .fn = sem_down_fn, .sem = sem };
+	struct psem_test_thread *t = psem_test_spawn(test, &tmpl, -1);
 
-	KUNIT_ASSERT_TRUE_MSG(test, pkt_wait_for(pkt_nr_waiters(sem) == nr),
+	KUNIT_ASSERT_TRUE_MSG(test, psem_test_wait_for(psem_test_nr_waiters(sem) == nr),
 			      "psem_down() waiter %u not linked", t->id);
 	return t;
 }
@@ -43,9 +33,9 @@ static struct pkt_thread *pst_down_waiter(struct kunit *test, struct psem *sem,
 /* The held query with nobody waiting: down, try, up. */
 static void psem_sem_test_binary(struct kunit *test)
 {
-	struct psem *sem = pkt_sem(test, 1);
+	struct psem *sem = psem_test_sem(test, 1);
 
-	pkt_stats_start();
+	psem_test_stats_start();
 	KUNIT_EXPECT_FALSE(test, psem_is_held(sem));
 	psem_down(sem);
 	KUNIT_EXPECT_TRUE(test, psem_is_held(sem));
@@ -56,11 +46,10 @@ static void psem_sem_test_binary(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, psem_try_acquire(sem, 1));
 	KUNIT_EXPECT_TRUE(test, psem_is_held(sem));
 	psem_up(sem);
-	PKT_EXPECT_IDLE(test, sem, 1);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
 	/* Uncontended: both releases lock-free, nobody slept. */
-	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 2);
-	PKT_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 0);
-	PKT_EXPECT_STAT(test, PSEM_STAT_SLEEP, 0);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 2, 0);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_SLEEP, 0);
 }
 
 /*
@@ -70,72 +59,72 @@ static void psem_sem_test_binary(struct kunit *test)
  */
 static void psem_sem_test_held_with_waiters(struct kunit *test)
 {
-	struct psem *sem = pkt_sem(test, 1);
-	struct pkt_thread *a, *b;
+	struct psem *sem = psem_test_sem(test, 1);
+	struct psem_test_thread *a, *b;
 
-	pkt_stats_start();
+	psem_test_stats_start();
 	psem_down(sem);
-	a = pst_down_waiter(test, sem, 1);
-	KUNIT_EXPECT_EQ(test, pkt_flags(sem) & PSEM_WAITERS, PSEM_WAITERS);
+	a = sem_down_waiter(test, sem, 1);
+	KUNIT_EXPECT_EQ(test, psem_test_flags(sem) & PSEM_WAITERS, PSEM_WAITERS);
 	KUNIT_EXPECT_EQ(test, psem_available(sem), 0L);
 	KUNIT_EXPECT_TRUE(test, psem_is_held(sem));
-	b = pst_down_waiter(test, sem, 2);
+	b = sem_down_waiter(test, sem, 2);
 	KUNIT_EXPECT_TRUE(test, psem_is_held(sem));
 
 	/* The first hand-over: to a, with b still queued. */
 	psem_up(sem);
-	PKT_EXPECT_RETURNS(test, a, 0);
-	KUNIT_EXPECT_EQ(test, pkt_nr_waiters(sem), 1U);
-	KUNIT_EXPECT_EQ(test, pkt_flags(sem) & PSEM_WAITERS, PSEM_WAITERS);
+	PSEM_TEST_EXPECT_RETURNS(test, a, 0);
+	KUNIT_EXPECT_EQ(test, psem_test_nr_waiters(sem), 1U);
+	KUNIT_EXPECT_EQ(test, psem_test_flags(sem) & PSEM_WAITERS, PSEM_WAITERS);
 	KUNIT_EXPECT_TRUE(test, psem_is_held(sem));
 	KUNIT_EXPECT_FALSE(test, psem_try_acquire(sem, 1));
 
 	/* The second, for a: to b, the queue now empty. */
 	psem_up(sem);
-	PKT_EXPECT_RETURNS(test, b, 0);
-	KUNIT_EXPECT_EQ(test, pkt_nr_waiters(sem), 0U);
+	PSEM_TEST_EXPECT_RETURNS(test, b, 0);
+	KUNIT_EXPECT_EQ(test, psem_test_nr_waiters(sem), 0U);
 	KUNIT_EXPECT_TRUE(test, psem_is_held(sem));
 
 	/* b lets go: free at last. */
 	psem_up(sem);
 	KUNIT_EXPECT_FALSE(test, psem_is_held(sem));
-	PKT_EXPECT_IDLE(test, sem, 1);
-	PKT_EXPECT_STAT(test, PSEM_STAT_SLEEP, 2);
-	PKT_EXPECT_STAT(test, PSEM_STAT_HANDOFF, 2);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_SLEEP, 2);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_HANDOFF, 2);
 }
 
 /* An up() from a workqueue, as XFS's I/O completion releases its buffers. */
-struct pst_up_work {
+struct sem_up_work {
 	struct work_struct	work;
 	struct psem		*sem;
 };
 
-static void pst_up_fn(struct work_struct *work)
+static void sem_up_fn(struct work_struct *work)
 {
-	psem_up(container_of(work, struct pst_up_work, work)->sem);
+	psem_up(container_of(work, struct sem_up_work, work)->sem);
 }
 
 static void psem_sem_test_up_from_work(struct kunit *test)
 {
-	struct pst_up_work *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
-	struct psem *sem = pkt_sem(test, 1);
-	struct pkt_thread *t;
+	struct sem_up_work *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct psem *sem = psem_test_sem(test, 1);
+	struct psem_test_thread *t;
 
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	w->sem = sem;
-	INIT_WORK(&w->work, pst_up_fn);
+	INIT_WORK(&w->work, sem_up_fn);
 
 	psem_down(sem);
-	t = pst_down_waiter(test, sem, 1);
+	t = sem_down_waiter(test, sem, 1);
 	schedule_work(&w->work);
 	flush_work(&w->work);
-	PKT_EXPECT_RETURNS(test, t, 0);
+	PSEM_TEST_EXPECT_RETURNS(test, t, 0);
 	KUNIT_EXPECT_TRUE(test, psem_is_held(sem));
 
 	/* And the waiter's permit, freed from the work item too. */
 	schedule_work(&w->work);
 	flush_work(&w->work);
-	PKT_EXPECT_IDLE(test, sem, 1);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
 }
 
 /*
@@ -145,10 +134,10 @@ static void psem_sem_test_up_from_work(struct kunit *test)
  */
 static void psem_sem_test_down_closed(struct kunit *test)
 {
-	struct psem *sem = pkt_sem(test, 1);
+	struct psem *sem = psem_test_sem(test, 1);
 	long before;
 
-	if (!PST_LOUD_CASES)
+	if (!PSEM_TEST_LOUD_CASES)
 		kunit_skip(test, "built without the loud cases");
 	KUNIT_ASSERT_EQ(test, psem_close(sem), 0);
 	before = psem_available(sem);
@@ -157,11 +146,11 @@ static void psem_sem_test_down_closed(struct kunit *test)
 	pr_info("psem-expect-splat: end refusal\n");
 	KUNIT_EXPECT_EQ(test, psem_available(sem), before);
 	KUNIT_EXPECT_EQ(test, psem_reopen(sem), 0);
-	PKT_EXPECT_IDLE(test, sem, 1);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
 	psem_down(sem);
 	KUNIT_EXPECT_TRUE(test, psem_is_held(sem));
 	psem_up(sem);
-	PKT_EXPECT_IDLE(test, sem, 1);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
 }
 
 static struct kunit_case psem_sem_cases[] = {
@@ -174,8 +163,8 @@ static struct kunit_case psem_sem_cases[] = {
 
 static struct kunit_suite psem_sem_suite = {
 	.name = "psem_sem",
-	.init = pkt_init,
-	.exit = pkt_exit,
+	.init = psem_test_init,
+	.exit = psem_test_exit,
 	.test_cases = psem_sem_cases,
 };
 

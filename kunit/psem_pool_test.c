@@ -5,7 +5,7 @@
  * getters, cancelled getters, refused input, the lock-free put and the
  * double put.
  *
- * The fixture (struct pt_fix), the step and stress kthreads and the hang
+ * The fixture (struct psem_test_fix), the step and stress kthreads and the hang
  * guards are in psem_test.h, shared with the rwlock's and the mutex's
  * suites; how the cases are built is described there.
  */
@@ -17,12 +17,12 @@
 
 #include "psem_test.h"
 
-#define PT_POOL_ITERS	1000	/* with few objects: gets sleep, slowly */
-#define PT_PLENTY_ITERS	5000	/* with many: gets race each other */
-#define PT_SCARCE_CAP	3	/* fewer objects than stress kthreads */
+#define POOL_ITERS	1000	/* with few objects: gets sleep, slowly */
+#define POOL_PLENTY_ITERS	5000	/* with many: gets race each other */
+#define POOL_SCARCE_CAP	3	/* fewer objects than stress kthreads */
 
 /* The index of @obj among the fixture's first @n objects, or -1. */
-static int pt_obj_index(struct pt_fix *fix, void *obj, unsigned int n)
+static int pool_obj_index(struct psem_test_fix *fix, void *obj, unsigned int n)
 {
 	unsigned int i;
 
@@ -33,7 +33,7 @@ static int pt_obj_index(struct pt_fix *fix, void *obj, unsigned int n)
 }
 
 /* The pool's slots that hold an object (white box). */
-static unsigned int pt_pool_full_slots(struct psem_pool *pool)
+static unsigned int pool_full_slots(struct psem_pool *pool)
 {
 	unsigned int i, n = 0;
 
@@ -46,11 +46,11 @@ static unsigned int pt_pool_full_slots(struct psem_pool *pool)
  * Empties a pool of capacity @cap with try_get: it must yield exactly the
  * first @cap objects, once each, then NULL. Puts them back.
  */
-static void pt_pool_expect_full(struct kunit *test, struct pt_fix *fix,
-				unsigned int cap)
+static void pool_expect_full(struct kunit *test, struct psem_test_fix *fix,
+			     unsigned int cap)
 {
 	unsigned long seen = 0, all = GENMASK(cap - 1, 0);
-	void *got[PT_NR_OBJS];
+	void *got[PSEM_TEST_NR_OBJS];
 	unsigned int i, n = 0;
 	void *extra;
 	int idx;
@@ -60,14 +60,14 @@ static void pt_pool_expect_full(struct kunit *test, struct pt_fix *fix,
 	 * object lost, draining would spin forever. Check the count first.
 	 */
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->pool.sem), (long)cap);
-	if (pt_pool_full_slots(&fix->pool) != cap) {
+	if (pool_full_slots(&fix->pool) != cap) {
 		KUNIT_FAIL(test, "%u of %u slots full",
-			   pt_pool_full_slots(&fix->pool), cap);
+			   pool_full_slots(&fix->pool), cap);
 		return;
 	}
 	for (i = 0; i < cap; i++) {
 		got[n] = psem_pool_try_get(&fix->pool);
-		idx = pt_obj_index(fix, got[n], cap);
+		idx = pool_obj_index(fix, got[n], cap);
 		if (idx < 0 || (seen & BIT(idx))) {
 			KUNIT_FAIL(test, "try_get %u: bad object %p", i, got[n]);
 			continue;
@@ -78,14 +78,14 @@ static void pt_pool_expect_full(struct kunit *test, struct pt_fix *fix,
 	KUNIT_EXPECT_EQ(test, seen, all);
 	extra = psem_pool_try_get(&fix->pool);
 	KUNIT_EXPECT_NULL(test, extra);
-	if (pt_obj_index(fix, extra, cap) >= 0)
+	if (pool_obj_index(fix, extra, cap) >= 0)
 		got[n++] = extra;
 	while (n--)
 		KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, got[n]), 0);
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->pool.sem), (long)cap);
 }
 
-static void *pt_pool_get_once(struct pt_thread *t, unsigned int i)
+static void *pool_get_once(struct psem_test_worker *t, unsigned int i)
 {
 	struct psem_pool *pool = &t->fix->pool;
 	void *obj = NULL;
@@ -109,17 +109,17 @@ static void *pt_pool_get_once(struct pt_thread *t, unsigned int i)
 	return obj;
 }
 
-static int pt_pool_stress_fn(void *arg)
+static int pool_stress_fn(void *arg)
 {
-	struct pt_thread *t = arg;
-	struct pt_fix *fix = t->fix;
+	struct psem_test_worker *t = arg;
+	struct psem_test_fix *fix = t->fix;
 	unsigned int i;
 
 	for (i = 0; i < fix->iters; i++, atomic_long_inc(&fix->progress)) {
-		void *obj = pt_pool_get_once(t, i);
-		struct pt_obj *o;
+		void *obj = pool_get_once(t, i);
+		struct psem_test_obj *o;
 
-		if (pt_obj_index(fix, obj, fix->cap) < 0) {
+		if (pool_obj_index(fix, obj, fix->cap) < 0) {
 			t->errors++;	/* not ours: cannot put it back */
 			continue;
 		}
@@ -131,7 +131,7 @@ static int pt_pool_stress_fn(void *arg)
 		o->stamp = t->id;	/* plain: KCSAN reports a second holder */
 		t->got++;
 		if (fix->nap)
-			pt_hold(t);
+			psem_test_hold(t);
 		if (o->stamp != t->id)
 			t->errors++;
 		atomic_dec(&fix->out);
@@ -139,7 +139,7 @@ static int pt_pool_stress_fn(void *arg)
 		if (psem_pool_put(&fix->pool, o))
 			t->errors++;
 	}
-	pt_set_state(t, PT_DONE);
+	psem_test_set_state(t, PSEM_TEST_FINISHED);
 	return 0;
 }
 
@@ -148,12 +148,12 @@ static int pt_pool_stress_fn(void *arg)
  * of @cap objects. Nobody gets an object another holds, no more than @cap
  * are ever out, and at the end the pool holds each object exactly once.
  */
-static void pt_pool_stress(struct kunit *test, unsigned int per_cpu,
-			   unsigned int cap, unsigned int iters, bool nap)
+static void pool_stress(struct kunit *test, unsigned int per_cpu,
+			unsigned int cap, unsigned int iters, bool nap)
 {
 	unsigned int n = per_cpu * num_online_cpus();
 	unsigned long errors, got, misses;
-	struct pt_fix *fix = pt_fix_new(n);
+	struct psem_test_fix *fix = psem_test_fix_new(n);
 	unsigned int i;
 	int unused;
 	u64 warns;
@@ -162,28 +162,28 @@ static void pt_pool_stress(struct kunit *test, unsigned int per_cpu,
 	fix->cap = cap;
 	fix->iters = iters;
 	fix->nap = nap;
-	KUNIT_ASSERT_EQ(test, pt_pool_init(fix, cap), 0);
-	if (pt_start_per_cpu(test, fix, pt_pool_stress_fn, per_cpu) &&
-	    pt_wait_stress(test, fix)) {
-		pt_sum(fix, &errors, &got, &misses, &unused);
+	KUNIT_ASSERT_EQ(test, psem_test_pool_init(fix, cap), 0);
+	if (psem_test_start_per_cpu(test, fix, pool_stress_fn, per_cpu) &&
+	    psem_test_wait_stress(test, fix)) {
+		psem_test_sum(fix, &errors, &got, &misses, &unused);
 		KUNIT_EXPECT_EQ(test, errors, 0UL);
 		KUNIT_EXPECT_EQ(test, got, (unsigned long)n * iters);
 		KUNIT_EXPECT_EQ(test, atomic_read(&fix->out), 0);
 		for (i = 0; i < cap; i++)
 			KUNIT_EXPECT_EQ(test, atomic_read(&fix->obj[i].taken), 0);
-		pt_pool_expect_full(test, fix, cap);
+		pool_expect_full(test, fix, cap);
 		kunit_info(test, "%u kthreads, %lu gets, %lu empty try_gets\n",
 			   fix->nr, got, misses);
 	}
-	pt_stop_all(test, fix);
+	psem_test_stop_all(test, fix);
 	if (!fix->leak) {
-		KUNIT_EXPECT_EQ(test, pt_waiters(&fix->pool.sem), 0U);
+		KUNIT_EXPECT_EQ(test, psem_test_nr_waiters(&fix->pool.sem), 0U);
 		warns = psem_warn_count();
 		psem_pool_destroy(&fix->pool);
 		fix->pool_live = false;
 		KUNIT_EXPECT_EQ(test, psem_warn_count(), warns);
 	}
-	pt_fix_free(test, fix);
+	psem_test_fix_free(test, fix);
 }
 
 /*
@@ -192,7 +192,7 @@ static void pt_pool_stress(struct kunit *test, unsigned int per_cpu,
  */
 static void psem_pool_test_stress_scarce(struct kunit *test)
 {
-	pt_pool_stress(test, 4, PT_SCARCE_CAP, PT_POOL_ITERS, true);
+	pool_stress(test, 4, POOL_SCARCE_CAP, POOL_ITERS, true);
 }
 
 /*
@@ -202,7 +202,7 @@ static void psem_pool_test_stress_scarce(struct kunit *test)
  */
 static void psem_pool_test_stress_plenty(struct kunit *test)
 {
-	pt_pool_stress(test, 4, PT_NR_OBJS, PT_PLENTY_ITERS, false);
+	pool_stress(test, 4, PSEM_TEST_NR_OBJS, POOL_PLENTY_ITERS, false);
 }
 
 /*
@@ -211,12 +211,12 @@ static void psem_pool_test_stress_plenty(struct kunit *test)
  */
 static void psem_pool_test_get_sleeps_fifo(struct kunit *test)
 {
-	struct pt_fix *fix = pt_fix_new(2);
-	struct pt_thread *g1, *g2;
+	struct psem_test_fix *fix = psem_test_fix_new(2);
+	struct psem_test_worker *g1, *g2;
 	void *a, *b, *first;
 
 	KUNIT_ASSERT_NOT_NULL(test, fix);
-	KUNIT_ASSERT_EQ(test, pt_pool_init(fix, 2), 0);
+	KUNIT_ASSERT_EQ(test, psem_test_pool_init(fix, 2), 0);
 	a = psem_pool_try_get(&fix->pool);
 	b = psem_pool_try_get(&fix->pool);
 	KUNIT_ASSERT_NOT_NULL(test, a);
@@ -224,11 +224,11 @@ static void psem_pool_test_get_sleeps_fifo(struct kunit *test)
 	KUNIT_EXPECT_PTR_NE(test, a, b);
 	KUNIT_EXPECT_NULL(test, psem_pool_try_get(&fix->pool));
 
-	g1 = pt_start(test, fix, pt_step_fn, PT_GET);
-	if (!g1 || !pt_wait(test, pt_waiters(&fix->pool.sem) == 1))
+	g1 = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_GET);
+	if (!g1 || !psem_test_await(test, psem_test_nr_waiters(&fix->pool.sem) == 1))
 		goto out;
-	g2 = pt_start(test, fix, pt_step_fn, PT_GET_INTR);
-	if (!g2 || !pt_wait(test, pt_waiters(&fix->pool.sem) == 2))
+	g2 = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_GET_INTR);
+	if (!g2 || !psem_test_await(test, psem_test_nr_waiters(&fix->pool.sem) == 2))
 		goto out;
 	KUNIT_EXPECT_NULL(test, psem_pool_try_get(&fix->pool));
 
@@ -236,14 +236,14 @@ static void psem_pool_test_get_sleeps_fifo(struct kunit *test)
 	first = a;
 	a = NULL;
 	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, first), 0);
-	if (!pt_wait(test, pt_state(g1) == PT_HOLD))
+	if (!psem_test_await(test, psem_test_state(g1) == PSEM_TEST_HOLDING))
 		goto out;
 	KUNIT_EXPECT_PTR_EQ(test, g1->obj, first);
-	KUNIT_EXPECT_EQ(test, pt_state(g2), PT_WAIT);
-	KUNIT_EXPECT_EQ(test, pt_waiters(&fix->pool.sem), 1U);
+	KUNIT_EXPECT_EQ(test, psem_test_state(g2), PSEM_TEST_WAITING);
+	KUNIT_EXPECT_EQ(test, psem_test_nr_waiters(&fix->pool.sem), 1U);
 
 	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, b), 0);
-	if (!pt_wait(test, pt_state(g2) == PT_HOLD))
+	if (!psem_test_await(test, psem_test_state(g2) == PSEM_TEST_HOLDING))
 		goto out;
 	KUNIT_EXPECT_PTR_EQ(test, g2->obj, b);
 	b = NULL;
@@ -254,56 +254,56 @@ out:
 		psem_pool_put(&fix->pool, a);
 	if (b)
 		psem_pool_put(&fix->pool, b);
-	pt_stop_all(test, fix);
+	psem_test_stop_all(test, fix);
 	if (!fix->leak)
-		pt_pool_expect_full(test, fix, 2);
-	pt_finish(test, fix, &fix->pool.sem, 2);
+		pool_expect_full(test, fix, 2);
+	psem_test_finish(test, fix, &fix->pool.sem, 2);
 }
 
 /* A getter whose wait a signal ends gets -EINTR and takes nothing. */
-static void pt_pool_cancel(struct kunit *test, enum pt_op op, int sig)
+static void pool_cancel(struct kunit *test, enum psem_test_lock_op op, int sig)
 {
-	struct pt_fix *fix = pt_fix_new(1);
-	struct pt_thread *g;
+	struct psem_test_fix *fix = psem_test_fix_new(1);
+	struct psem_test_worker *g;
 	void *a;
 
 	KUNIT_ASSERT_NOT_NULL(test, fix);
-	KUNIT_ASSERT_EQ(test, pt_pool_init(fix, 1), 0);
+	KUNIT_ASSERT_EQ(test, psem_test_pool_init(fix, 1), 0);
 	a = psem_pool_try_get(&fix->pool);
 	KUNIT_ASSERT_PTR_EQ(test, a, (void *)&fix->obj[0]);
 
-	g = pt_start(test, fix, pt_step_fn, op);
-	if (!g || !pt_wait(test, pt_waiters(&fix->pool.sem) == 1))
+	g = psem_test_start(test, fix, psem_test_step_fn, op);
+	if (!g || !psem_test_await(test, psem_test_nr_waiters(&fix->pool.sem) == 1))
 		goto out;
 	send_sig(sig, g->task, 1);
-	if (!pt_wait(test, pt_state(g) == PT_DONE))
+	if (!psem_test_await(test, psem_test_state(g) == PSEM_TEST_FINISHED))
 		goto out;
 	KUNIT_EXPECT_EQ(test, g->ret, -EINTR);
-	KUNIT_EXPECT_PTR_EQ(test, g->obj, PT_NO_OBJ);
-	KUNIT_EXPECT_EQ(test, pt_waiters(&fix->pool.sem), 0U);
+	KUNIT_EXPECT_PTR_EQ(test, g->obj, PSEM_TEST_NO_OBJ);
+	KUNIT_EXPECT_EQ(test, psem_test_nr_waiters(&fix->pool.sem), 0U);
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->pool.sem), 0L);
 out:
 	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, a), 0);
-	pt_stop_all(test, fix);
+	psem_test_stop_all(test, fix);
 	if (!fix->leak)
-		pt_pool_expect_full(test, fix, 1);
-	pt_finish(test, fix, &fix->pool.sem, 1);
+		pool_expect_full(test, fix, 1);
+	psem_test_finish(test, fix, &fix->pool.sem, 1);
 }
 
 static void psem_pool_test_get_interruptible(struct kunit *test)
 {
-	pt_pool_cancel(test, PT_GET_INTR, SIGUSR1);
+	pool_cancel(test, PSEM_TEST_GET_INTR, SIGUSR1);
 }
 
 static void psem_pool_test_get_killable(struct kunit *test)
 {
-	pt_pool_cancel(test, PT_GET_KILL, SIGKILL);
+	pool_cancel(test, PSEM_TEST_GET_KILL, SIGKILL);
 }
 
 /* Each bad call is refused, counted once, and changes nothing. */
 static void psem_pool_test_bad_input(struct kunit *test)
 {
-	struct pt_fix *fix = pt_fix_new(1);
+	struct psem_test_fix *fix = psem_test_fix_new(1);
 	struct psem_pool p = {};
 	void *objs[2];
 	void *a;
@@ -322,7 +322,7 @@ static void psem_pool_test_bad_input(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, p.slots);
 	KUNIT_EXPECT_EQ(test, p.capacity, 0U);
 
-	KUNIT_EXPECT_EQ(test, pt_pool_init(fix, 2), 0);
+	KUNIT_EXPECT_EQ(test, psem_test_pool_init(fix, 2), 0);
 	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns);
 	if (!fix->pool_live)
 		goto out;
@@ -339,27 +339,28 @@ static void psem_pool_test_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, &fix->obj[2]), -EINVAL);
 	KUNIT_EXPECT_EQ(test, psem_warn_count(), ++warns);
 	psem_set_quiet_warnings(false);
-	pt_pool_expect_full(test, fix, 2);
+	pool_expect_full(test, fix, 2);
 out:
 	psem_set_quiet_warnings(false);
-	pt_finish(test, fix, &fix->pool.sem, 2);
+	psem_test_finish(test, fix, &fix->pool.sem, 2);
 }
 
 /*
- * With nobody waiting a put is lock-free, into an empty pool too (psem's
- * rule); under the seed's rule (zero_release off) a put into an empty pool
- * takes the queue lock, one into a pool that holds objects does not.
+ * With nobody waiting a put is lock-free, into an empty pool too (the
+ * waiters-bit rule); under the positive-balance rule (zero_release off) a
+ * put into an empty pool takes the queue lock, one into a pool that holds
+ * objects does not.
  */
 static void psem_pool_test_put_fast_path(struct kunit *test)
 {
-	struct pt_fix *fix = pt_fix_new(1);
+	struct psem_test_fix *fix = psem_test_fix_new(1);
 	void *o[3] = {};
 	struct psem_stats before;
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, fix);
-	KUNIT_ASSERT_EQ(test, pt_pool_init(fix, 3), 0);
-	pt_stats_on();
+	KUNIT_ASSERT_EQ(test, psem_test_pool_init(fix, 3), 0);
+	psem_test_stats_on();
 
 	for (i = 0; i < 3; i++)
 		o[i] = psem_pool_try_get(&fix->pool);
@@ -370,7 +371,7 @@ static void psem_pool_test_put_fast_path(struct kunit *test)
 
 	psem_stats_snapshot(&before);
 	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, o[0]), 0);
-	pt_expect_releases(test, &before, 1, 0);
+	psem_test_expect_releases(test, &before, 1, 0);
 	o[0] = psem_pool_try_get(&fix->pool);
 	if (!o[0]) {
 		KUNIT_FAIL(test, "the object just put is not in the pool");
@@ -380,23 +381,23 @@ static void psem_pool_test_put_fast_path(struct kunit *test)
 	psem_set_zero_release(false);
 	psem_stats_snapshot(&before);
 	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, o[0]), 0);
-	pt_expect_releases(test, &before, 0, 1);
+	psem_test_expect_releases(test, &before, 0, 1);
 	o[0] = NULL;
 
 	psem_stats_snapshot(&before);
 	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, o[1]), 0);
-	pt_expect_releases(test, &before, 1, 0);
+	psem_test_expect_releases(test, &before, 1, 0);
 	o[1] = NULL;
 
 	psem_stats_snapshot(&before);
 	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, o[2]), 0);
-	pt_expect_releases(test, &before, 1, 0);
+	psem_test_expect_releases(test, &before, 1, 0);
 	o[2] = NULL;
 out:
 	for (i = 0; i < 3; i++)
 		if (o[i])
 			psem_pool_put(&fix->pool, o[i]);
-	pt_finish(test, fix, &fix->pool.sem, 3);
+	psem_test_finish(test, fix, &fix->pool.sem, 3);
 }
 
 /*
@@ -406,16 +407,16 @@ out:
  */
 static void psem_pool_test_double_put(struct kunit *test)
 {
-	struct pt_fix *fix;
+	struct psem_test_fix *fix;
 	void *a, *b, *got[3] = {};
 	unsigned int i;
 	u64 warns;
 
 	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS))
 		kunit_skip(test, "the double-put check needs CONFIG_DEBUG_OBJECTS");
-	fix = pt_fix_new(1);
+	fix = psem_test_fix_new(1);
 	KUNIT_ASSERT_NOT_NULL(test, fix);
-	KUNIT_ASSERT_EQ(test, pt_pool_init(fix, 3), 0);
+	KUNIT_ASSERT_EQ(test, psem_test_pool_init(fix, 3), 0);
 
 	a = psem_pool_try_get(&fix->pool);
 	b = psem_pool_try_get(&fix->pool);
@@ -431,7 +432,7 @@ static void psem_pool_test_double_put(struct kunit *test)
 	psem_set_quiet_warnings(false);
 	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns + 1);
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->pool.sem), 2L);
-	KUNIT_EXPECT_EQ(test, pt_pool_full_slots(&fix->pool), 2U);
+	KUNIT_EXPECT_EQ(test, pool_full_slots(&fix->pool), 2U);
 
 	/* The two objects in the pool are distinct. */
 	got[0] = psem_pool_try_get(&fix->pool);
@@ -448,7 +449,7 @@ static void psem_pool_test_double_put(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns + 1);
 out:
 	psem_set_quiet_warnings(false);
-	pt_finish(test, fix, &fix->pool.sem, 3);
+	psem_test_finish(test, fix, &fix->pool.sem, 3);
 }
 
 static struct kunit_case psem_pool_cases[] = {
@@ -465,8 +466,8 @@ static struct kunit_case psem_pool_cases[] = {
 
 static struct kunit_suite psem_pool_suite = {
 	.name		= "psem_pool",
-	.suite_init	= pt_suite_init,
-	.exit		= pt_case_exit,
+	.suite_init	= psem_test_suite_init,
+	.exit		= psem_test_case_exit,
 	.test_cases	= psem_pool_cases,
 };
 

@@ -64,14 +64,14 @@
 #define PHK_RW_MAX	PSEM_RWLOCK_MAX_READERS
 
 /**
- * struct phk_fix - what a case works on, fresh for every case
+ * struct hostile_fix - what a case works on, fresh for every case
  * @sem:    a psem of PHK_PERMITS permits
  * @mutex:  an unlocked psem_mutex
  * @rwlock: an unlocked psem_rwlock
  * @lock:   the spinlock a case holds around a sleeping call
  * @warns:  psem_warn_count() when the case began
  */
-struct phk_fix {
+struct hostile_fix {
 	struct psem		sem;
 	struct psem_mutex	mutex;
 	struct psem_rwlock	rwlock;
@@ -79,9 +79,9 @@ struct phk_fix {
 	u64			warns;
 };
 
-static int phk_init(struct kunit *test)
+static int hostile_init(struct kunit *test)
 {
-	struct phk_fix *f;
+	struct hostile_fix *f;
 
 	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	if (!f)
@@ -97,10 +97,10 @@ static int phk_init(struct kunit *test)
 
 /*
  * Opens the window in which the console must show one atomic-sleep report.
- * Nothing between phk_begin() and phk_end() may abort the case, or the
+ * Nothing between hostile_begin() and hostile_end() may abort the case, or the
  * window would stay open (which the host also reports).
  */
-static void phk_begin(struct kunit *test, const char *what)
+static void hostile_begin(struct kunit *test, const char *what)
 {
 	if (!IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP))
 		kunit_skip(test, "needs CONFIG_DEBUG_ATOMIC_SLEEP to report the bug");
@@ -111,15 +111,15 @@ static void phk_begin(struct kunit *test, const char *what)
  * Closes the window, then waits out __might_resched()'s one-report-a-second
  * limit so that the next report is printed.
  */
-static void phk_end(void)
+static void hostile_end(void)
 {
 	pr_info("psem-expect-splat: end atomic-sleep\n");
 	schedule_timeout_uninterruptible(HZ + 1);
 }
 
 /* The call took PHK_TAKE of @f->sem's permits; give them back. */
-static void phk_expect_sem_taken(struct kunit *test, struct phk_fix *f,
-				 int ret)
+static void hostile_expect_sem_taken(struct kunit *test, struct hostile_fix *f,
+				     int ret)
 {
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, psem_available(&f->sem), PHK_PERMITS - PHK_TAKE);
@@ -131,65 +131,65 @@ static void phk_expect_sem_taken(struct kunit *test, struct phk_fix *f,
 
 static void psem_hostile_acquire_preempt_off(struct kunit *test)
 {
-	struct phk_fix *f = test->priv;
+	struct hostile_fix *f = test->priv;
 	int ret;
 
-	phk_begin(test, "psem_acquire() under preempt_disable()");
+	hostile_begin(test, "psem_acquire() under preempt_disable()");
 	preempt_disable();
 	ret = psem_acquire(&f->sem, PHK_TAKE);
 	preempt_enable();
-	phk_end();
-	phk_expect_sem_taken(test, f, ret);
+	hostile_end();
+	hostile_expect_sem_taken(test, f, ret);
 }
 
 static void psem_hostile_interruptible_spinlock(struct kunit *test)
 {
-	struct phk_fix *f = test->priv;
+	struct hostile_fix *f = test->priv;
 	int ret;
 
-	phk_begin(test, "psem_acquire_interruptible() under spin_lock()");
+	hostile_begin(test, "psem_acquire_interruptible() under spin_lock()");
 	spin_lock(&f->lock);
 	ret = psem_acquire_interruptible(&f->sem, PHK_TAKE);
 	spin_unlock(&f->lock);
-	phk_end();
-	phk_expect_sem_taken(test, f, ret);
+	hostile_end();
+	hostile_expect_sem_taken(test, f, ret);
 }
 
 static void psem_hostile_killable_spinlock_irq(struct kunit *test)
 {
-	struct phk_fix *f = test->priv;
+	struct hostile_fix *f = test->priv;
 	int ret;
 
-	phk_begin(test, "psem_acquire_killable() under spin_lock_irq()");
+	hostile_begin(test, "psem_acquire_killable() under spin_lock_irq()");
 	spin_lock_irq(&f->lock);
 	ret = psem_acquire_killable(&f->sem, PHK_TAKE);
 	spin_unlock_irq(&f->lock);
-	phk_end();
-	phk_expect_sem_taken(test, f, ret);
+	hostile_end();
+	hostile_expect_sem_taken(test, f, ret);
 }
 
 static void psem_hostile_timeout_bh_off(struct kunit *test)
 {
-	struct phk_fix *f = test->priv;
+	struct hostile_fix *f = test->priv;
 	int ret;
 
-	phk_begin(test, "psem_acquire_timeout() under local_bh_disable()");
+	hostile_begin(test, "psem_acquire_timeout() under local_bh_disable()");
 	local_bh_disable();
 	ret = psem_acquire_timeout(&f->sem, PHK_TAKE, HZ);
 	local_bh_enable();
-	phk_end();
-	phk_expect_sem_taken(test, f, ret);
+	hostile_end();
+	hostile_expect_sem_taken(test, f, ret);
 }
 
 static void psem_hostile_mutex_preempt_off(struct kunit *test)
 {
-	struct phk_fix *f = test->priv;
+	struct hostile_fix *f = test->priv;
 
-	phk_begin(test, "psem_mutex_lock() under preempt_disable()");
+	hostile_begin(test, "psem_mutex_lock() under preempt_disable()");
 	preempt_disable();
 	psem_mutex_lock(&f->mutex);
 	preempt_enable();
-	phk_end();
+	hostile_end();
 
 	KUNIT_EXPECT_TRUE(test, psem_mutex_is_locked(&f->mutex));
 	KUNIT_EXPECT_EQ(test, psem_available(&f->mutex.sem), 0L);
@@ -201,13 +201,13 @@ static void psem_hostile_mutex_preempt_off(struct kunit *test)
 
 static void psem_hostile_read_lock_preempt_off(struct kunit *test)
 {
-	struct phk_fix *f = test->priv;
+	struct hostile_fix *f = test->priv;
 
-	phk_begin(test, "psem_read_lock() under preempt_disable()");
+	hostile_begin(test, "psem_read_lock() under preempt_disable()");
 	preempt_disable();
 	psem_read_lock(&f->rwlock);
 	preempt_enable();
-	phk_end();
+	hostile_end();
 
 	KUNIT_EXPECT_EQ(test, psem_available(&f->rwlock.sem), PHK_RW_MAX - 1);
 	psem_read_unlock(&f->rwlock);
@@ -217,13 +217,13 @@ static void psem_hostile_read_lock_preempt_off(struct kunit *test)
 
 static void psem_hostile_write_lock_irqs_off(struct kunit *test)
 {
-	struct phk_fix *f = test->priv;
+	struct hostile_fix *f = test->priv;
 
-	phk_begin(test, "psem_write_lock() under local_irq_disable()");
+	hostile_begin(test, "psem_write_lock() under local_irq_disable()");
 	local_irq_disable();
 	psem_write_lock(&f->rwlock);
 	local_irq_enable();
-	phk_end();
+	hostile_end();
 
 	KUNIT_EXPECT_EQ(test, psem_available(&f->rwlock.sem), 0L);
 	psem_write_unlock(&f->rwlock);
@@ -231,7 +231,7 @@ static void psem_hostile_write_lock_irqs_off(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psem_warn_count(), f->warns);
 }
 
-static struct kunit_case phk_cases[] = {
+static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE(psem_hostile_acquire_preempt_off),
 	KUNIT_CASE(psem_hostile_interruptible_spinlock),
 	KUNIT_CASE(psem_hostile_killable_spinlock_irq),
@@ -242,13 +242,13 @@ static struct kunit_case phk_cases[] = {
 	{}
 };
 
-static struct kunit_suite phk_suite = {
+static struct kunit_suite hostile_suite = {
 	.name		= "psem_hostile",
-	.init		= phk_init,
-	.test_cases	= phk_cases,
+	.init		= hostile_init,
+	.test_cases	= hostile_cases,
 };
 
-kunit_test_suites(&phk_suite);
+kunit_test_suites(&hostile_suite);
 
 MODULE_IMPORT_NS(PSEM_NS);
 MODULE_IMPORT_NS(PSEM_KNOBS_NS);

@@ -39,14 +39,14 @@
  * Whether psem defers a locked release from a hard-only interrupt on this
  * kernel (kmod/psem_queue.h, psem_lock_forbidden()).
  */
-static bool pct_defers(void)
+static bool context_defers(void)
 {
 	return IS_ENABLED(CONFIG_PREEMPT_RT) ||
 	       IS_ENABLED(CONFIG_PROVE_RAW_LOCK_NESTING);
 }
 
 /* A hard-only interrupt that runs @fn once: a _HARD hrtimer or a hard irq_work. */
-struct pct_irq {
+struct context_irq {
 	struct hrtimer	timer;
 	struct irq_work	work;
 	struct psem	*sem;
@@ -59,45 +59,45 @@ struct pct_irq {
 	bool		ready;		/* the reader spins, release-published */
 	bool		locked;		/* the writer holds, release-published */
 	bool		fired;		/* release-published */
-	void		(*fn)(struct pct_irq *p);
+	void		(*fn)(struct context_irq *p);
 };
 
-static void pct_fire(struct pct_irq *p)
+static void context_fire(struct context_irq *p)
 {
 	p->hard = in_hardirq();
 	p->fn(p);
-	smp_store_release(&p->fired, true);	/* pairs with pct_wait() */
+	smp_store_release(&p->fired, true);	/* pairs with context_wait() */
 }
 
-static enum hrtimer_restart pct_timer_fn(struct hrtimer *timer)
+static enum hrtimer_restart context_timer_fn(struct hrtimer *timer)
 {
-	pct_fire(container_of(timer, struct pct_irq, timer));
+	context_fire(container_of(timer, struct context_irq, timer));
 	return HRTIMER_NORESTART;
 }
 
-static void pct_work_fn(struct irq_work *work)
+static void context_work_fn(struct irq_work *work)
 {
-	pct_fire(container_of(work, struct pct_irq, work));
+	context_fire(container_of(work, struct context_irq, work));
 }
 
-static bool pct_wait(struct pct_irq *p)
+static bool context_wait(struct context_irq *p)
 {
-	/* Pairs with pct_fire(). */
-	return pkt_wait_for(smp_load_acquire(&p->fired));
+	/* Pairs with context_fire(). */
+	return psem_test_wait_for(smp_load_acquire(&p->fired));
 }
 
-static struct pct_irq *pct_irq(struct kunit *test, struct psem *sem, long n,
-			       void (*fn)(struct pct_irq *p))
+static struct context_irq *context_irq(struct kunit *test, struct psem *sem, long n,
+				       void (*fn)(struct context_irq *p))
 {
-	struct pct_irq *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct context_irq *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	p->sem = sem;
 	p->n = n;
 	p->fn = fn;
-	hrtimer_setup(&p->timer, pct_timer_fn, CLOCK_MONOTONIC,
+	hrtimer_setup(&p->timer, context_timer_fn, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_HARD);
-	p->work = IRQ_WORK_INIT_HARD(pct_work_fn);
+	p->work = IRQ_WORK_INIT_HARD(context_work_fn);
 	return p;
 }
 
@@ -109,21 +109,21 @@ static struct pct_irq *pct_irq(struct kunit *test, struct psem *sem, long n,
  */
 #define PCT_DELAY_NS	NSEC_PER_MSEC
 
-static void pct_start_timer(struct pct_irq *p)
+static void context_start_timer(struct context_irq *p)
 {
 	hrtimer_start(&p->timer, ns_to_ktime(PCT_DELAY_NS), HRTIMER_MODE_REL_HARD);
 }
 
 /* On the CPU it is called on, by smp_call_function_single(). */
-static void pct_start_pinned(void *data)
+static void context_start_pinned(void *data)
 {
-	struct pct_irq *p = data;
+	struct context_irq *p = data;
 
 	hrtimer_start(&p->timer, ns_to_ktime(PCT_DELAY_NS),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
-static void pct_release(struct pct_irq *p)
+static void context_release(struct context_irq *p)
 {
 	p->ret = psem_release(p->sem, p->n);
 }
@@ -136,42 +136,42 @@ static void pct_release(struct pct_irq *p)
  */
 static void psem_test_release_hard_timer(struct kunit *test)
 {
-	struct psem *sem = pkt_sem(test, 0);
-	struct pct_irq *p = pct_irq(test, sem, 2, pct_release);
-	struct pkt_thread *w;
+	struct psem *sem = psem_test_sem(test, 0);
+	struct context_irq *p = context_irq(test, sem, 2, context_release);
+	struct psem_test_thread *w;
 
-	pkt_stats_start();
-	w = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 2, 1);
-	pct_start_timer(p);
-	KUNIT_ASSERT_TRUE(test, pct_wait(p));
+	psem_test_stats_start();
+	w = psem_test_linked_waiter(test, sem, PSEM_TEST_ACQUIRE, 2, 1);
+	context_start_timer(p);
+	KUNIT_ASSERT_TRUE(test, context_wait(p));
 	hrtimer_cancel(&p->timer);
 	KUNIT_EXPECT_TRUE(test, p->hard);
 	KUNIT_EXPECT_EQ(test, p->ret, 0);
-	PKT_EXPECT_RETURNS(test, w, 0);
-	PKT_EXPECT_STAT(test, PSEM_STAT_DEFERRED, pct_defers() ? 1 : 0);
+	PSEM_TEST_EXPECT_RETURNS(test, w, 0);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_DEFERRED, context_defers() ? 1 : 0);
 	psem_sync(sem);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
-	PKT_EXPECT_IDLE(test, sem, 2);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 2);
 }
 
 /* The same from a hard irq_work (IRQ_WORK_INIT_HARD). */
 static void psem_test_release_hard_irq_work(struct kunit *test)
 {
-	struct psem *sem = pkt_sem(test, 0);
-	struct pct_irq *p = pct_irq(test, sem, 1, pct_release);
-	struct pkt_thread *w;
+	struct psem *sem = psem_test_sem(test, 0);
+	struct context_irq *p = context_irq(test, sem, 1, context_release);
+	struct psem_test_thread *w;
 
-	pkt_stats_start();
-	w = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 1, 1);
+	psem_test_stats_start();
+	w = psem_test_linked_waiter(test, sem, PSEM_TEST_ACQUIRE, 1, 1);
 	KUNIT_ASSERT_TRUE(test, irq_work_queue(&p->work));
-	KUNIT_ASSERT_TRUE(test, pct_wait(p));
+	KUNIT_ASSERT_TRUE(test, context_wait(p));
 	irq_work_sync(&p->work);
 	KUNIT_EXPECT_EQ(test, p->ret, 0);
-	PKT_EXPECT_RETURNS(test, w, 0);
-	PKT_EXPECT_STAT(test, PSEM_STAT_DEFERRED, pct_defers() ? 1 : 0);
+	PSEM_TEST_EXPECT_RETURNS(test, w, 0);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_DEFERRED, context_defers() ? 1 : 0);
 	psem_sync(sem);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
-	PKT_EXPECT_IDLE(test, sem, 1);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
 }
 
 /*
@@ -180,17 +180,17 @@ static void psem_test_release_hard_irq_work(struct kunit *test)
  */
 static void psem_test_release_hard_lock_free(struct kunit *test)
 {
-	struct psem *sem = pkt_sem(test, 1);
-	struct pct_irq *p = pct_irq(test, sem, 3, pct_release);
+	struct psem *sem = psem_test_sem(test, 1);
+	struct context_irq *p = context_irq(test, sem, 3, context_release);
 
-	pkt_stats_start();
-	pct_start_timer(p);
-	KUNIT_ASSERT_TRUE(test, pct_wait(p));
+	psem_test_stats_start();
+	context_start_timer(p);
+	KUNIT_ASSERT_TRUE(test, context_wait(p));
 	hrtimer_cancel(&p->timer);
 	KUNIT_EXPECT_EQ(test, p->ret, 0);
-	PKT_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 1);
-	PKT_EXPECT_STAT(test, PSEM_STAT_DEFERRED, 0);
-	PKT_EXPECT_IDLE(test, sem, 4);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 1);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_DEFERRED, 0);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 4);
 }
 
 /*
@@ -199,36 +199,36 @@ static void psem_test_release_hard_lock_free(struct kunit *test)
  */
 static void psem_test_release_hard_many(struct kunit *test)
 {
-	struct psem *sem = pkt_sem(test, 0);
-	struct pct_irq *p = pct_irq(test, sem, 1, pct_release);
-	const struct pkt_thread tmpl = {
-		.fn = pkt_waiter_fn, .sem = sem, .n = 1, .op = PKT_ACQUIRE,
+	struct psem *sem = psem_test_sem(test, 0);
+	struct context_irq *p = context_irq(test, sem, 1, context_release);
+	const struct psem_test_thread tmpl = {
+		.fn = psem_test_waiter_fn, .sem = sem, .n = 1, .op = PSEM_TEST_ACQUIRE,
 	};
 	int i;
 
 	for (i = 0; i < 20; i++) {
-		struct pkt_thread *w = pkt_spawn(test, &tmpl, -1);
+		struct psem_test_thread *w = psem_test_spawn(test, &tmpl, -1);
 
 		WRITE_ONCE(p->fired, false);
-		pct_start_timer(p);
-		KUNIT_ASSERT_TRUE(test, pct_wait(p));
+		context_start_timer(p);
+		KUNIT_ASSERT_TRUE(test, context_wait(p));
 		hrtimer_cancel(&p->timer);
 		KUNIT_EXPECT_EQ(test, p->ret, 0);
-		PKT_EXPECT_RETURNS(test, w, 0);
-		pkt_reap(test, w);
+		PSEM_TEST_EXPECT_RETURNS(test, w, 0);
+		psem_test_reap(test, w);
 	}
 	psem_sync(sem);
-	PKT_EXPECT_IDLE(test, sem, 0);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 0);
 }
 
-static void pct_write_trylock_unlock(struct pct_irq *p)
+static void context_write_trylock_unlock(struct context_irq *p)
 {
 	unsigned long end = jiffies + 5 * HZ;
 
 	p->ret = psem_write_trylock(p->lock);
 	if (!p->ret)
 		return;
-	smp_store_release(&p->locked, true);	/* pairs with pct_reader_fn() */
+	smp_store_release(&p->locked, true);	/* pairs with context_reader_fn() */
 	/* The reader on the other CPU queues behind the writer meanwhile. */
 	while (!(atomic_long_read(&p->lock->sem.count) & PSEM_WAITERS) &&
 	       time_before(jiffies, end))
@@ -238,13 +238,13 @@ static void pct_write_trylock_unlock(struct pct_irq *p)
 }
 
 /* Spins until the interrupt holds the write lock, then reads. */
-static int pct_reader_fn(struct pkt_thread *t)
+static int context_reader_fn(struct psem_test_thread *t)
 {
-	struct pct_irq *p = t->arg;
-	unsigned long end = jiffies + PKT_HANG_GUARD;
+	struct context_irq *p = t->arg;
+	unsigned long end = jiffies + PSEM_TEST_HANG_GUARD;
 
 	smp_store_release(&p->ready, true);	/* pairs with the test */
-	/* Pairs with the store in pct_write_trylock_unlock(). */
+	/* Pairs with the store in context_write_trylock_unlock(). */
 	while (!smp_load_acquire(&p->locked) && time_before(jiffies, end))
 		cpu_relax();
 	psem_read_lock(p->lock);
@@ -260,30 +260,30 @@ static int pct_reader_fn(struct pkt_thread *t)
 static void psem_test_rwlock_hard(struct kunit *test)
 {
 	struct psem_rwlock *lock = kunit_kzalloc(test, sizeof(*lock), GFP_KERNEL);
-	struct pkt_thread tmpl = { .fn = pct_reader_fn };
-	struct pct_irq *p;
-	struct pkt_thread *r;
+	struct psem_test_thread tmpl = { .fn = context_reader_fn };
+	struct context_irq *p;
+	struct psem_test_thread *r;
 	int cpu, other;
 
 	KUNIT_ASSERT_NOT_NULL(test, lock);
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs: the reader queues during the interrupt");
 	psem_rwlock_init(lock);
-	p = pct_irq(test, &lock->sem, 0, pct_write_trylock_unlock);
+	p = context_irq(test, &lock->sem, 0, context_write_trylock_unlock);
 	p->lock = lock;
 	tmpl.arg = p;
 	cpu = cpumask_first(cpu_online_mask);
 	other = cpumask_last(cpu_online_mask);
-	r = pkt_spawn(test, &tmpl, other);
-	/* Pairs with the store in pct_reader_fn(). */
-	KUNIT_ASSERT_TRUE(test, pkt_wait_for(smp_load_acquire(&p->ready)));
+	r = psem_test_spawn(test, &tmpl, other);
+	/* Pairs with the store in context_reader_fn(). */
+	KUNIT_ASSERT_TRUE(test, psem_test_wait_for(smp_load_acquire(&p->ready)));
 	/* The timer fires on @cpu while the reader spins on @other. */
-	KUNIT_ASSERT_EQ(test, smp_call_function_single(cpu, pct_start_pinned,
+	KUNIT_ASSERT_EQ(test, smp_call_function_single(cpu, context_start_pinned,
 						       p, 1), 0);
-	KUNIT_ASSERT_TRUE(test, pct_wait(p));
+	KUNIT_ASSERT_TRUE(test, context_wait(p));
 	hrtimer_cancel(&p->timer);
 	KUNIT_EXPECT_EQ(test, p->ret, 1);
-	PKT_EXPECT_RETURNS(test, r, 0);
+	PSEM_TEST_EXPECT_RETURNS(test, r, 0);
 	psem_sync(&lock->sem);
 	/* The reader, spinning on the other CPU, queued within the 5 s. */
 	KUNIT_EXPECT_EQ(test, p->ret2, 1);
@@ -291,7 +291,7 @@ static void psem_test_rwlock_hard(struct kunit *test)
 	psem_write_unlock(lock);
 }
 
-static void pct_close(struct pct_irq *p)
+static void context_close(struct context_irq *p)
 {
 	p->ret = psem_close(p->sem);
 	p->ret2 = psem_resize(p->sem, 1);
@@ -303,21 +303,19 @@ static void pct_close(struct pct_irq *p)
  */
 static void psem_test_refuse_hard(struct kunit *test)
 {
-	struct psem *sem = kunit_kzalloc(test, sizeof(*sem), GFP_KERNEL);
-	struct pct_irq *p;
+	struct psem *sem = psem_test_capped_sem(test, 2);
+	struct context_irq *p;
 
-	KUNIT_ASSERT_NOT_NULL(test, sem);
-	KUNIT_ASSERT_EQ(test, psem_init_capacity(sem, 2), 0);
-	p = pct_irq(test, sem, 0, pct_close);
+	p = context_irq(test, sem, 0, context_close);
 	psem_set_quiet_warnings(true);
-	pct_start_timer(p);
-	KUNIT_ASSERT_TRUE(test, pct_wait(p));
+	context_start_timer(p);
+	KUNIT_ASSERT_TRUE(test, context_wait(p));
 	hrtimer_cancel(&p->timer);
 	psem_set_quiet_warnings(false);
-	KUNIT_EXPECT_EQ(test, p->ret, pct_defers() ? -EPERM : 0);
-	KUNIT_EXPECT_EQ(test, p->ret2, pct_defers() ? -EPERM : 0);
-	KUNIT_EXPECT_EQ(test, psem_is_closed(sem), !pct_defers());
-	KUNIT_EXPECT_EQ(test, psem_capacity(sem), pct_defers() ? 2L : 1L);
+	KUNIT_EXPECT_EQ(test, p->ret, context_defers() ? -EPERM : 0);
+	KUNIT_EXPECT_EQ(test, p->ret2, context_defers() ? -EPERM : 0);
+	KUNIT_EXPECT_EQ(test, psem_is_closed(sem), !context_defers());
+	KUNIT_EXPECT_EQ(test, psem_capacity(sem), context_defers() ? 2L : 1L);
 }
 
 /*
@@ -329,29 +327,27 @@ static void psem_test_refuse_hard(struct kunit *test)
  */
 static void psem_test_park_pays_debt(struct kunit *test)
 {
-	struct psem *sem = kunit_kzalloc(test, sizeof(*sem), GFP_KERNEL);
-	struct pct_irq *p;
+	struct psem *sem = psem_test_capped_sem(test, 10);
+	struct context_irq *p;
 
-	KUNIT_ASSERT_NOT_NULL(test, sem);
-	KUNIT_ASSERT_EQ(test, psem_init_capacity(sem, 10), 0);
 	KUNIT_ASSERT_TRUE(test, psem_try_acquire(sem, 10));
 	KUNIT_ASSERT_EQ(test, psem_resize(sem, 2), 0);
 	KUNIT_ASSERT_EQ(test, psem_debt(sem), 8UL);
-	p = pct_irq(test, sem, 10, pct_release);
-	pkt_stats_start();
+	p = context_irq(test, sem, 10, context_release);
+	psem_test_stats_start();
 	KUNIT_ASSERT_TRUE(test, irq_work_queue(&p->work));
-	KUNIT_ASSERT_TRUE(test, pct_wait(p));
+	KUNIT_ASSERT_TRUE(test, context_wait(p));
 	irq_work_sync(&p->work);
 	psem_sync(sem);
 	KUNIT_EXPECT_EQ(test, p->ret, 0);
-	PKT_EXPECT_STAT(test, PSEM_STAT_DEFERRED, pct_defers() ? 1 : 0);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_DEFERRED, context_defers() ? 1 : 0);
 	KUNIT_EXPECT_EQ(test, psem_available(sem), 2L);
 	KUNIT_EXPECT_EQ(test, psem_debt(sem), 0UL);
 	KUNIT_EXPECT_EQ(test, psem_quiesce(sem, 0), 0);
 }
 
 /* What the interrupt saw of a permit it had just released. */
-static void pct_release_and_look(struct pct_irq *p)
+static void context_release_and_look(struct context_irq *p)
 {
 	p->ret = psem_release(p->sem, 1);
 	p->n = psem_available(p->sem);
@@ -367,24 +363,24 @@ static void pct_release_and_look(struct pct_irq *p)
  */
 static void psem_test_parked_in_flight(struct kunit *test)
 {
-	struct psem *sem = pkt_sem(test, 0);
-	struct pct_irq *p = pct_irq(test, sem, 1, pct_release_and_look);
-	struct pkt_thread *w;
+	struct psem *sem = psem_test_sem(test, 0);
+	struct context_irq *p = context_irq(test, sem, 1, context_release_and_look);
+	struct psem_test_thread *w;
 
-	w = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 1, 1);
+	w = psem_test_linked_waiter(test, sem, PSEM_TEST_ACQUIRE, 1, 1);
 	KUNIT_ASSERT_TRUE(test, irq_work_queue(&p->work));
-	KUNIT_ASSERT_TRUE(test, pct_wait(p));
+	KUNIT_ASSERT_TRUE(test, context_wait(p));
 	irq_work_sync(&p->work);
 	KUNIT_EXPECT_EQ(test, p->ret, 0);
 	KUNIT_EXPECT_EQ(test, p->n, 0L);		/* available */
 	KUNIT_EXPECT_EQ(test, p->ret2, 2);		/* held, try failed */
-	PKT_EXPECT_RETURNS(test, w, 0);
+	PSEM_TEST_EXPECT_RETURNS(test, w, 0);
 	psem_sync(sem);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
-	PKT_EXPECT_IDLE(test, sem, 1);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
 }
 
-static void pct_reduce(struct pct_irq *p)
+static void context_reduce(struct context_irq *p)
 {
 	p->ret = psem_reduce(p->sem, 1);
 }
@@ -396,30 +392,30 @@ static void pct_reduce(struct pct_irq *p)
  */
 static void psem_test_refuse_hard_quietly(struct kunit *test)
 {
-	struct psem *sem = pkt_sem(test, 1);
-	struct pct_irq *p = pct_irq(test, sem, 0, pct_reduce);
+	struct psem *sem = psem_test_sem(test, 1);
+	struct context_irq *p = context_irq(test, sem, 0, context_reduce);
 	u64 before = psem_warn_count();
 
 	KUNIT_ASSERT_TRUE(test, irq_work_queue(&p->work));
-	KUNIT_ASSERT_TRUE(test, pct_wait(p));
+	KUNIT_ASSERT_TRUE(test, context_wait(p));
 	irq_work_sync(&p->work);
-	KUNIT_EXPECT_EQ(test, p->ret, pct_defers() ? -EPERM : 0);
+	KUNIT_EXPECT_EQ(test, p->ret, context_defers() ? -EPERM : 0);
 	KUNIT_EXPECT_EQ(test, psem_warn_count() - before,
-			pct_defers() ? 1ULL : 0ULL);
+			context_defers() ? 1ULL : 0ULL);
 	/* A reduce that ran took the one permit from the balance: no debt. */
-	KUNIT_EXPECT_EQ(test, psem_available(sem), pct_defers() ? 1L : 0L);
+	KUNIT_EXPECT_EQ(test, psem_available(sem), context_defers() ? 1L : 0L);
 	KUNIT_EXPECT_EQ(test, psem_debt(sem), 0UL);
 }
 
 /* A put from a hard-only interrupt. */
-static void pct_pool_put(struct pct_irq *p)
+static void context_pool_put(struct context_irq *p)
 {
 	struct psem_pool *pool = container_of(p->sem, struct psem_pool, sem);
 
 	p->ret = psem_pool_put(pool, p->obj);
 }
 
-static int pct_pool_get_put(struct pkt_thread *t)
+static int context_pool_get_put(struct psem_test_thread *t)
 {
 	struct psem_pool *pool = t->arg;
 	void *obj = psem_pool_get(pool);
@@ -444,24 +440,24 @@ static void psem_test_pool_destroy_hard_put(struct kunit *test)
 
 	for (i = 0; i < PCT_POOL_ROUNDS; i++) {
 		struct psem_pool *pool = kzalloc(sizeof(*pool), GFP_KERNEL);
-		struct pkt_thread tmpl = { .fn = pct_pool_get_put, .n = 1 };
-		struct pct_irq *p;
-		struct pkt_thread *w;
+		struct psem_test_thread tmpl = { .fn = context_pool_get_put, .n = 1 };
+		struct context_irq *p;
+		struct psem_test_thread *w;
 
 		KUNIT_ASSERT_NOT_NULL(test, pool);
 		KUNIT_ASSERT_EQ(test, psem_pool_init(pool, objs, 1, GFP_KERNEL), 0);
 		KUNIT_ASSERT_PTR_EQ(test, psem_pool_try_get(pool), (void *)&obj);
 		tmpl.sem = &pool->sem;
 		tmpl.arg = pool;
-		w = pkt_spawn(test, &tmpl, -1);
-		KUNIT_ASSERT_TRUE(test, pkt_wait_for(pkt_nr_waiters(&pool->sem) == 1));
-		p = pct_irq(test, &pool->sem, 1, pct_pool_put);
+		w = psem_test_spawn(test, &tmpl, -1);
+		KUNIT_ASSERT_TRUE(test, psem_test_wait_for(psem_test_nr_waiters(&pool->sem) == 1));
+		p = context_irq(test, &pool->sem, 1, context_pool_put);
 		p->obj = &obj;
 		KUNIT_ASSERT_TRUE(test, irq_work_queue(&p->work));
-		KUNIT_ASSERT_TRUE(test, pct_wait(p));
+		KUNIT_ASSERT_TRUE(test, context_wait(p));
 		irq_work_sync(&p->work);
 		KUNIT_EXPECT_EQ(test, p->ret, 0);
-		PKT_EXPECT_RETURNS(test, w, 0);
+		PSEM_TEST_EXPECT_RETURNS(test, w, 0);
 		psem_pool_destroy(pool);
 		kfree(pool);
 	}
@@ -483,8 +479,8 @@ static struct kunit_case psem_context_cases[] = {
 
 static struct kunit_suite psem_context_suite = {
 	.name		= "psem_context",
-	.init		= pkt_init,
-	.exit		= pkt_exit,
+	.init		= psem_test_init,
+	.exit		= psem_test_exit,
 	.test_cases	= psem_context_cases,
 };
 

@@ -30,7 +30,7 @@
 
 /* ==== close, quiesce, free ==== */
 
-#define PTD_ROUNDS	24
+#define TEARDOWN_ROUNDS	24
 
 /*
  * The device-removal pattern with waiters leaving on their own: each round
@@ -45,30 +45,30 @@ static void psem_test_close_quiesce_free(struct kunit *test)
 {
 	unsigned int round;
 
-	for (round = 0; round < PTD_ROUNDS; round++) {
+	for (round = 0; round < TEARDOWN_ROUNDS; round++) {
 		struct psem *sem = kmalloc(sizeof(*sem), GFP_KERNEL);
-		struct pkt_thread *intr, *timed;
+		struct psem_test_thread *intr, *timed;
 
 		KUNIT_ASSERT_NOT_NULL(test, sem);
 		KUNIT_ASSERT_EQ(test, psem_init_capacity(sem, 2), 0);
 		KUNIT_ASSERT_TRUE(test, psem_try_acquire(sem, 2));
-		intr = pkt_linked_waiter(test, sem, PKT_INTERRUPTIBLE, 1, 1);
-		timed = pkt_waiter(test, sem, PKT_TIMEOUT, 1, 1 + round % 3);
+		intr = psem_test_linked_waiter(test, sem, PSEM_TEST_INTERRUPTIBLE, 1, 1);
+		timed = psem_test_waiter(test, sem, PSEM_TEST_TIMEOUT, 1, 1 + round % 3);
 		/* Inside its wait, or through with it: never about to enter. */
-		KUNIT_ASSERT_TRUE(test, pkt_wait_for(pkt_nr_waiters(sem) == 2 ||
-						     pkt_done(timed)));
+		KUNIT_ASSERT_TRUE(test, psem_test_wait_for(psem_test_nr_waiters(sem) == 2 ||
+							   psem_test_done(timed)));
 
 		send_sig(SIGUSR1, intr->task, 1);
 		if (round & 1)
 			udelay(round * 10);	/* vary the overlap */
 		KUNIT_EXPECT_EQ(test, psem_close(sem), 0);
 		KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
-		KUNIT_EXPECT_EQ(test, psem_quiesce(sem, PKT_HANG_GUARD), 0);
+		KUNIT_EXPECT_EQ(test, psem_quiesce(sem, PSEM_TEST_HANG_GUARD), 0);
 		kfree(sem);
 
-		/* pkt_unstick() must not release into the freed psem. */
-		KUNIT_ASSERT_TRUE(test, pkt_wait_done(intr));
-		KUNIT_ASSERT_TRUE(test, pkt_wait_done(timed));
+		/* psem_test_unstick() must not release into the freed psem. */
+		KUNIT_ASSERT_TRUE(test, psem_test_wait_done(intr));
+		KUNIT_ASSERT_TRUE(test, psem_test_wait_done(timed));
 		intr->sem = NULL;
 		timed->sem = NULL;
 		KUNIT_EXPECT_TRUE_MSG(test, intr->ret == -EINTR ||
@@ -77,38 +77,12 @@ static void psem_test_close_quiesce_free(struct kunit *test)
 		KUNIT_EXPECT_TRUE_MSG(test, timed->ret == -ETIME ||
 				      timed->ret == -ESHUTDOWN,
 				      "round %u: %d", round, timed->ret);
-		pkt_reap(test, intr);
-		pkt_reap(test, timed);
+		psem_test_reap(test, intr);
+		psem_test_reap(test, timed);
 	}
 }
 
 /* ==== cancel ==== */
-
-struct ptd_req {
-	struct psem_async	aw;
-	struct psem		*sem;
-	int			calls;		/* release-published */
-	int			result;
-	bool			give_back;	/* release the grant at once */
-	unsigned long		sp;		/* the callback's stack depth */
-};
-
-static void ptd_fn(struct psem_async *aw, int result)
-{
-	struct ptd_req *r = container_of(aw, struct ptd_req, aw);
-
-	r->result = result;
-	r->sp = (unsigned long)__builtin_frame_address(0);
-	if (r->give_back && !result)
-		psem_release(r->sem, r->aw.w.n);
-	/* Publishes the fields above; pairs with ptd_calls(). */
-	smp_store_release(&r->calls, r->calls + 1);
-}
-
-static int ptd_calls(struct ptd_req *r)
-{
-	return smp_load_acquire(&r->calls);	/* pairs with ptd_fn() */
-}
 
 /*
  * A cancel is true once per queued wait: a second cancel, or a cancel of a
@@ -118,14 +92,12 @@ static int ptd_calls(struct ptd_req *r)
  */
 static void psem_test_cancel_once(struct kunit *test)
 {
-	struct psem *sem = kunit_kzalloc(test, sizeof(*sem), GFP_KERNEL);
-	struct ptd_req *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct psem *sem = psem_test_capped_sem(test, 4);
+	struct psem_test_req *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, sem);
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUNIT_ASSERT_EQ(test, psem_init_capacity(sem, 4), 0);
 	KUNIT_ASSERT_TRUE(test, psem_try_acquire(sem, 3));
-	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 3, &r->aw, ptd_fn),
+	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 3, &r->aw, psem_test_req_fn),
 			-EINPROGRESS);	/* took the 1 left */
 	KUNIT_EXPECT_TRUE(test, psem_cancel_async(sem, &r->aw));
 	KUNIT_EXPECT_EQ(test, psem_available(sem), 1L);
@@ -133,10 +105,10 @@ static void psem_test_cancel_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psem_available(sem), 1L);
 	KUNIT_EXPECT_FALSE(test, psem_cancel_async_sync(sem, &r->aw));
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 3), 0);
-	PKT_EXPECT_IDLE(test, sem, 4);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 4);
 
 	/* Granted at once: never queued, nothing to cancel. */
-	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 2, &r->aw, ptd_fn), 0);
+	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 2, &r->aw, psem_test_req_fn), 0);
 	KUNIT_EXPECT_FALSE(test, psem_cancel_async(sem, &r->aw));
 	KUNIT_EXPECT_FALSE(test, psem_cancel_async_sync(sem, &r->aw));
 	KUNIT_EXPECT_EQ(test, psem_available(sem), 2L);
@@ -144,22 +116,22 @@ static void psem_test_cancel_once(struct kunit *test)
 
 	/* Called back already: a cancel is a no-op too. */
 	KUNIT_ASSERT_TRUE(test, psem_try_acquire(sem, 4));
-	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 1, &r->aw, ptd_fn),
+	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 1, &r->aw, psem_test_req_fn),
 			-EINPROGRESS);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
-	KUNIT_EXPECT_EQ(test, ptd_calls(r), 1);
+	KUNIT_EXPECT_EQ(test, psem_test_calls(r), 1);
 	KUNIT_EXPECT_FALSE(test, psem_cancel_async(sem, &r->aw));
 	KUNIT_EXPECT_EQ(test, psem_available(sem), 0L);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 4), 0);
-	PKT_EXPECT_IDLE(test, sem, 4);
-	KUNIT_EXPECT_EQ(test, ptd_calls(r), 1);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 4);
+	KUNIT_EXPECT_EQ(test, psem_test_calls(r), 1);
 }
 
 /*
  * A callback that blocks until the test lets it go, optionally queueing its
  * own waiter again first: it stands for a slow completion.
  */
-struct ptd_slow {
+struct teardown_slow {
 	struct psem_async	aw;
 	struct psem		*sem;
 	bool			rearm;
@@ -169,13 +141,13 @@ struct ptd_slow {
 	int			rearmed;	/* psem_acquire_async()'s result */
 };
 
-static void ptd_slow_fn(struct psem_async *aw, int result)
+static void teardown_slow_fn(struct psem_async *aw, int result)
 {
-	struct ptd_slow *s = container_of(aw, struct ptd_slow, aw);
-	unsigned long end = jiffies + PKT_HANG_GUARD;
+	struct teardown_slow *s = container_of(aw, struct teardown_slow, aw);
+	unsigned long end = jiffies + PSEM_TEST_HANG_GUARD;
 
 	if (s->rearm)
-		s->rearmed = psem_acquire_async(s->sem, 1, aw, ptd_slow_fn);
+		s->rearmed = psem_acquire_async(s->sem, 1, aw, teardown_slow_fn);
 	s->rearm = false;	/* the re-armed wait, if served, just returns */
 	smp_store_release(&s->entered, true);	/* pairs with the test */
 	/* Never sleeps: a callback may run in hard IRQ. */
@@ -186,14 +158,14 @@ static void ptd_slow_fn(struct psem_async *aw, int result)
 }
 
 /* Releases @t->n into @t->sem: the release runs the callbacks it serves. */
-static int ptd_release_fn(struct pkt_thread *t)
+static int teardown_release_fn(struct psem_test_thread *t)
 {
 	return psem_release(t->sem, t->n);
 }
 
-static int ptd_cancel_sync_fn(struct pkt_thread *t)
+static int teardown_cancel_sync_fn(struct psem_test_thread *t)
 {
-	struct ptd_slow *s = t->arg;
+	struct teardown_slow *s = t->arg;
 
 	return psem_cancel_async_sync(s->sem, &s->aw);
 }
@@ -205,54 +177,54 @@ static int ptd_cancel_sync_fn(struct pkt_thread *t)
  */
 static void psem_test_cancel_sync_rearm(struct kunit *test)
 {
-	struct psem *sem = pkt_sem(test, 0);
-	struct ptd_slow *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	struct pkt_thread tmpl = { .sem = sem, .n = 1 };
-	struct pkt_thread *rel, *can;
+	struct psem *sem = psem_test_sem(test, 0);
+	struct teardown_slow *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct psem_test_thread tmpl = { .sem = sem, .n = 1 };
+	struct psem_test_thread *rel, *can;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	s->sem = sem;
 	s->rearm = true;
-	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 1, &s->aw, ptd_slow_fn),
+	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 1, &s->aw, teardown_slow_fn),
 			-EINPROGRESS);
-	tmpl.fn = ptd_release_fn;
-	rel = pkt_spawn(test, &tmpl, -1);
-	/* Pairs with the store in ptd_slow_fn(). */
-	KUNIT_ASSERT_TRUE(test, pkt_wait_for(smp_load_acquire(&s->entered)));
+	tmpl.fn = teardown_release_fn;
+	rel = psem_test_spawn(test, &tmpl, -1);
+	/* Pairs with the store in teardown_slow_fn(). */
+	KUNIT_ASSERT_TRUE(test, psem_test_wait_for(smp_load_acquire(&s->entered)));
 	KUNIT_EXPECT_EQ(test, s->rearmed, -EINPROGRESS);
 
-	tmpl.fn = ptd_cancel_sync_fn;
+	tmpl.fn = teardown_cancel_sync_fn;
 	tmpl.arg = s;
-	can = pkt_spawn(test, &tmpl, -1);
+	can = psem_test_spawn(test, &tmpl, -1);
 	/* Never done while the callback runs, however long we look. */
-	KUNIT_EXPECT_FALSE(test, pkt_wait_until(pkt_done(can), HZ / 10));
-	smp_store_release(&s->go, true);	/* pairs with ptd_slow_fn() */
-	PKT_EXPECT_RETURNS(test, can, true);
-	/* Pairs with the store in ptd_slow_fn(). */
+	KUNIT_EXPECT_FALSE(test, psem_test_wait_until(psem_test_done(can), HZ / 10));
+	smp_store_release(&s->go, true);	/* pairs with teardown_slow_fn() */
+	PSEM_TEST_EXPECT_RETURNS(test, can, true);
+	/* Pairs with the store in teardown_slow_fn(). */
 	KUNIT_EXPECT_TRUE(test, smp_load_acquire(&s->left));
-	PKT_EXPECT_RETURNS(test, rel, 0);
+	PSEM_TEST_EXPECT_RETURNS(test, rel, 0);
 	/* The first grant is the callback's to give back; the second never came. */
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
-	PKT_EXPECT_IDLE(test, sem, 1);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
 }
 
-struct ptd_work {
+struct teardown_work {
 	struct psem_async_work	aww;
 	bool			ran;	/* release-published */
 	int			result;
 };
 
-static void ptd_work_fn(struct work_struct *work)
+static void teardown_work_fn(struct work_struct *work)
 {
-	struct ptd_work *w = container_of(work, struct ptd_work, aww.work);
+	struct teardown_work *w = container_of(work, struct teardown_work, aww.work);
 
 	w->result = w->aww.result;
 	smp_store_release(&w->ran, true);	/* pairs with the test */
 }
 
-static int ptd_cancel_work_fn(struct pkt_thread *t)
+static int teardown_cancel_work_fn(struct psem_test_thread *t)
 {
-	struct ptd_work *w = t->arg;
+	struct teardown_work *w = t->arg;
 
 	return psem_cancel_async_work_sync(t->sem, &w->aww);
 }
@@ -266,43 +238,43 @@ static int ptd_cancel_work_fn(struct pkt_thread *t)
  */
 static void psem_test_cancel_work_sync(struct kunit *test)
 {
-	struct psem *sem = pkt_sem(test, 0);
-	struct ptd_slow *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
-	struct ptd_work *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-	struct pkt_thread tmpl = { .sem = sem, .n = 2 };
-	struct pkt_thread *rel, *can;
+	struct psem *sem = psem_test_sem(test, 0);
+	struct teardown_slow *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct teardown_work *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct psem_test_thread tmpl = { .sem = sem, .n = 2 };
+	struct psem_test_thread *rel, *can;
 
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	a->sem = sem;
-	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 1, &a->aw, ptd_slow_fn),
+	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 1, &a->aw, teardown_slow_fn),
 			-EINPROGRESS);
-	psem_init_async_work(&b->aww, ptd_work_fn);
+	psem_init_async_work(&b->aww, teardown_work_fn);
 	KUNIT_ASSERT_EQ(test, psem_acquire_async_work(sem, 1, &b->aww),
 			-EINPROGRESS);
-	tmpl.fn = ptd_release_fn;
-	rel = pkt_spawn(test, &tmpl, -1);
-	/* Pairs with the store in ptd_slow_fn(). */
-	KUNIT_ASSERT_TRUE(test, pkt_wait_for(smp_load_acquire(&a->entered)));
+	tmpl.fn = teardown_release_fn;
+	rel = psem_test_spawn(test, &tmpl, -1);
+	/* Pairs with the store in teardown_slow_fn(). */
+	KUNIT_ASSERT_TRUE(test, psem_test_wait_for(smp_load_acquire(&a->entered)));
 	/* B is served (off the queue) but its callback has not run. */
 	KUNIT_EXPECT_FALSE(test, psem_cancel_async(sem, &b->aww.aw));
-	/* Pairs with the store in ptd_work_fn(). */
+	/* Pairs with the store in teardown_work_fn(). */
 	KUNIT_EXPECT_FALSE(test, smp_load_acquire(&b->ran));
 
-	tmpl.fn = ptd_cancel_work_fn;
+	tmpl.fn = teardown_cancel_work_fn;
 	tmpl.arg = b;
 	tmpl.n = 0;
-	can = pkt_spawn(test, &tmpl, -1);
-	KUNIT_EXPECT_FALSE(test, pkt_wait_until(pkt_done(can), HZ / 10));
-	/* Pairs with the load in ptd_slow_fn(). */
+	can = psem_test_spawn(test, &tmpl, -1);
+	KUNIT_EXPECT_FALSE(test, psem_test_wait_until(psem_test_done(can), HZ / 10));
+	/* Pairs with the load in teardown_slow_fn(). */
 	smp_store_release(&a->go, true);
-	PKT_EXPECT_RETURNS(test, can, false);
-	/* Pairs with the store in ptd_work_fn(). */
+	PSEM_TEST_EXPECT_RETURNS(test, can, false);
+	/* Pairs with the store in teardown_work_fn(). */
 	KUNIT_EXPECT_TRUE(test, smp_load_acquire(&b->ran));
 	KUNIT_EXPECT_EQ(test, b->result, 0);
-	PKT_EXPECT_RETURNS(test, rel, 0);
+	PSEM_TEST_EXPECT_RETURNS(test, rel, 0);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);	/* A's and B's */
-	PKT_EXPECT_IDLE(test, sem, 2);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 2);
 
 	/* Still queued: withdrawn, and the work never runs. */
 	b->ran = false;
@@ -311,14 +283,14 @@ static void psem_test_cancel_work_sync(struct kunit *test)
 			-EINPROGRESS);
 	KUNIT_EXPECT_TRUE(test, psem_cancel_async_work_sync(sem, &b->aww));
 	flush_work(&b->aww.work);
-	/* Pairs with the store in ptd_work_fn(). */
+	/* Pairs with the store in teardown_work_fn(). */
 	KUNIT_EXPECT_FALSE(test, smp_load_acquire(&b->ran));
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
-	PKT_EXPECT_IDLE(test, sem, 2);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 2);
 }
 
 /* A work that, on its first run, queues its own waiter again, then naps. */
-struct ptd_requeue {
+struct teardown_requeue {
 	struct psem_async_work	aww;
 	struct psem		*sem;
 	int			requeued;	/* psem_acquire_async_work()'s */
@@ -326,9 +298,9 @@ struct ptd_requeue {
 	bool			again;
 };
 
-static void ptd_requeue_fn(struct work_struct *work)
+static void teardown_requeue_fn(struct work_struct *work)
 {
-	struct ptd_requeue *r = container_of(work, struct ptd_requeue, aww.work);
+	struct teardown_requeue *r = container_of(work, struct teardown_requeue, aww.work);
 
 	smp_store_release(&r->running, true);	/* pairs with the test */
 	if (!r->again) {
@@ -347,32 +319,32 @@ static void ptd_requeue_fn(struct work_struct *work)
  */
 static void psem_test_cancel_work_requeue(struct kunit *test)
 {
-	struct psem *sem = pkt_sem(test, 0);
-	struct ptd_requeue *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct psem *sem = psem_test_sem(test, 0);
+	struct teardown_requeue *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->sem = sem;
-	psem_init_async_work(&r->aww, ptd_requeue_fn);
+	psem_init_async_work(&r->aww, teardown_requeue_fn);
 	KUNIT_ASSERT_EQ(test, psem_acquire_async_work(sem, 1, &r->aww),
 			-EINPROGRESS);
 	KUNIT_ASSERT_EQ(test, psem_release(sem, 1), 0);
-	/* Pairs with the store in ptd_requeue_fn(). */
-	KUNIT_ASSERT_TRUE(test, pkt_wait_for(smp_load_acquire(&r->running)));
-	KUNIT_ASSERT_TRUE(test, pkt_wait_for(pkt_nr_waiters(sem) == 1));
+	/* Pairs with the store in teardown_requeue_fn(). */
+	KUNIT_ASSERT_TRUE(test, psem_test_wait_for(smp_load_acquire(&r->running)));
+	KUNIT_ASSERT_TRUE(test, psem_test_wait_for(psem_test_nr_waiters(sem) == 1));
 	KUNIT_EXPECT_TRUE(test, psem_cancel_async_work_sync(sem, &r->aww));
-	/* Pairs with the store in ptd_requeue_fn(). */
+	/* Pairs with the store in teardown_requeue_fn(). */
 	KUNIT_EXPECT_FALSE(test, smp_load_acquire(&r->running));
 	KUNIT_EXPECT_EQ(test, r->requeued, -EINPROGRESS);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);	/* the first grant */
-	PKT_EXPECT_IDLE(test, sem, 1);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
 }
 
 /* ==== callbacks that release into their psem ==== */
 
-#define PTD_CHAIN	2000
+#define TEARDOWN_CHAIN	2000
 
 /*
- * PTD_CHAIN waiters for one permit each, whose callbacks each release their
+ * TEARDOWN_CHAIN waiters for one permit each, whose callbacks each release their
  * permit into the same psem: one release starts a chain through all of
  * them. They run one after another on the path that started it, not one
  * inside another: the stack stays within a frame or two of the first
@@ -382,51 +354,51 @@ static void psem_test_cancel_work_requeue(struct kunit *test)
  */
 static void psem_test_callback_chain(struct kunit *test)
 {
-	struct psem *sem = pkt_sem(test, 0);
-	struct ptd_req *r = kunit_kcalloc(test, PTD_CHAIN, sizeof(*r), GFP_KERNEL);
+	struct psem *sem = psem_test_sem(test, 0);
+	struct psem_test_req *r = kunit_kcalloc(test, TEARDOWN_CHAIN, sizeof(*r), GFP_KERNEL);
 	unsigned long lo = ULONG_MAX, hi = 0;
 	int i, once = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	for (i = 0; i < PTD_CHAIN; i++) {
+	for (i = 0; i < TEARDOWN_CHAIN; i++) {
 		r[i].sem = sem;
 		r[i].give_back = true;
-		KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 1, &r[i].aw, ptd_fn),
+		KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 1, &r[i].aw, psem_test_req_fn),
 				-EINPROGRESS);
 	}
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
-	for (i = 0; i < PTD_CHAIN; i++) {
-		once += ptd_calls(&r[i]) == 1;
+	for (i = 0; i < TEARDOWN_CHAIN; i++) {
+		once += psem_test_calls(&r[i]) == 1;
 		lo = min(lo, r[i].sp);
 		hi = max(hi, r[i].sp);
 	}
-	KUNIT_EXPECT_EQ(test, once, PTD_CHAIN);
+	KUNIT_EXPECT_EQ(test, once, TEARDOWN_CHAIN);
 	KUNIT_EXPECT_LT_MSG(test, hi - lo, 512UL, "stack spread %lu bytes",
 			    hi - lo);
 	if (IS_ENABLED(CONFIG_LOCKDEP))
 		KUNIT_EXPECT_TRUE(test, debug_locks);
-	PKT_EXPECT_IDLE(test, sem, 1);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
 }
 
 /* One close that ends a hundred asynchronous waits leaves lockdep on. */
 static void psem_test_close_many_async(struct kunit *test)
 {
-	struct psem *sem = pkt_sem(test, 0);
-	struct ptd_req *r = kunit_kcalloc(test, 100, sizeof(*r), GFP_KERNEL);
+	struct psem *sem = psem_test_sem(test, 0);
+	struct psem_test_req *r = kunit_kcalloc(test, 100, sizeof(*r), GFP_KERNEL);
 	int i, shut = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	for (i = 0; i < 100; i++)
-		KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 1, &r[i].aw, ptd_fn),
+		KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 1, &r[i].aw, psem_test_req_fn),
 				-EINPROGRESS);
 	KUNIT_EXPECT_EQ(test, psem_close(sem), 0);
 	for (i = 0; i < 100; i++)
-		shut += ptd_calls(&r[i]) == 1 && r[i].result == -ESHUTDOWN;
+		shut += psem_test_calls(&r[i]) == 1 && r[i].result == -ESHUTDOWN;
 	KUNIT_EXPECT_EQ(test, shut, 100);
 	if (IS_ENABLED(CONFIG_LOCKDEP))
 		KUNIT_EXPECT_TRUE(test, debug_locks);
 	KUNIT_EXPECT_EQ(test, psem_reopen(sem), 0);
-	PKT_EXPECT_IDLE(test, sem, 0);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 0);
 }
 
 /* ==== refusals that must change nothing ==== */
@@ -437,7 +409,7 @@ static void psem_test_close_many_async(struct kunit *test)
  */
 static void psem_test_closed_release_overflow(struct kunit *test)
 {
-	struct psem *open = pkt_sem(test, 1);
+	struct psem *open = psem_test_sem(test, 1);
 	struct psem *capped = kunit_kzalloc(test, sizeof(*capped), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, capped);
@@ -446,11 +418,11 @@ static void psem_test_closed_release_overflow(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, psem_close(open), 0);
 	KUNIT_ASSERT_EQ(test, psem_close(capped), 0);
 	psem_set_quiet_warnings(true);
-	PKT_EXPECT_REFUSED(test, open, psem_release(open, PSEM_MAX_PERMITS),
-			   -EOVERFLOW);
-	PKT_EXPECT_REFUSED(test, capped, psem_release(capped, PSEM_MAX_PERMITS),
-			   -EOVERFLOW);
-	PKT_EXPECT_REFUSED(test, capped, psem_release(capped, 6), -EOVERFLOW);
+	PSEM_TEST_EXPECT_REFUSED(test, open, psem_release(open, PSEM_MAX_PERMITS),
+				 -EOVERFLOW);
+	PSEM_TEST_EXPECT_REFUSED(test, capped, psem_release(capped, PSEM_MAX_PERMITS),
+				 -EOVERFLOW);
+	PSEM_TEST_EXPECT_REFUSED(test, capped, psem_release(capped, 6), -EOVERFLOW);
 	psem_set_quiet_warnings(false);
 	KUNIT_EXPECT_TRUE(test, psem_is_closed(open));
 	KUNIT_EXPECT_TRUE(test, psem_is_closed(capped));
@@ -464,22 +436,15 @@ static void psem_test_closed_release_overflow(struct kunit *test)
 /* psem_release_all_held() is held to the capacity as psem_release() is. */
 static void psem_test_release_all_held_capacity(struct kunit *test)
 {
-	struct psem *sem = kunit_kzalloc(test, sizeof(*sem), GFP_KERNEL);
+	struct psem *sem = psem_test_capped_sem(test, 5);
 
-	KUNIT_ASSERT_NOT_NULL(test, sem);
-	KUNIT_ASSERT_EQ(test, psem_init_capacity(sem, 5), 0);
 	KUNIT_ASSERT_TRUE(test, psem_try_acquire(sem, 5));
 	psem_set_quiet_warnings(true);
-	PKT_EXPECT_REFUSED(test, sem, psem_release_all_held(sem, 10), -EOVERFLOW);
-	PKT_EXPECT_REFUSED(test, sem, psem_release_all_held(sem, 6), -EOVERFLOW);
+	PSEM_TEST_EXPECT_REFUSED(test, sem, psem_release_all_held(sem, 10), -EOVERFLOW);
+	PSEM_TEST_EXPECT_REFUSED(test, sem, psem_release_all_held(sem, 6), -EOVERFLOW);
 	psem_set_quiet_warnings(false);
 	KUNIT_EXPECT_EQ(test, psem_release_all_held(sem, 5), 0);
-	PKT_EXPECT_IDLE(test, sem, 5);
-}
-
-static int ptd_quiesce_fn(struct pkt_thread *t)
-{
-	return psem_quiesce(t->sem, MAX_SCHEDULE_TIMEOUT);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 5);
 }
 
 /*
@@ -488,31 +453,26 @@ static int ptd_quiesce_fn(struct pkt_thread *t)
  */
 static void psem_test_quiesce_fifo(struct kunit *test)
 {
-	struct psem *sem = kunit_kzalloc(test, sizeof(*sem), GFP_KERNEL);
-	struct pkt_thread tmpl = { .sem = sem };
-	struct pkt_thread *q, *b;
+	struct psem *sem = psem_test_capped_sem(test, 2);
+	struct psem_test_thread *q, *b;
 
-	KUNIT_ASSERT_NOT_NULL(test, sem);
-	KUNIT_ASSERT_EQ(test, psem_init_capacity(sem, 2), 0);
 	KUNIT_ASSERT_TRUE(test, psem_try_acquire(sem, 2));
-	tmpl.fn = ptd_quiesce_fn;
-	q = pkt_spawn(test, &tmpl, -1);
-	KUNIT_ASSERT_TRUE(test, pkt_wait_for(pkt_nr_waiters(sem) == 1));
-	b = pkt_linked_waiter(test, sem, PKT_ACQUIRE, 1, 2);
+	q = psem_test_quiescer(test, sem, 1);
+	b = psem_test_linked_waiter(test, sem, PSEM_TEST_ACQUIRE, 1, 2);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
-	KUNIT_EXPECT_FALSE(test, pkt_wait_until(pkt_done(b), HZ / 20));
+	KUNIT_EXPECT_FALSE(test, psem_test_wait_until(psem_test_done(b), HZ / 20));
 	KUNIT_EXPECT_EQ(test, psem_available(sem), 0L);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
-	PKT_EXPECT_RETURNS(test, q, 0);
-	PKT_EXPECT_RETURNS(test, b, 0);
+	PSEM_TEST_EXPECT_RETURNS(test, q, 0);
+	PSEM_TEST_EXPECT_RETURNS(test, b, 0);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
-	PKT_EXPECT_IDLE(test, sem, 2);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 2);
 }
 
 /* "." and ".." are refused as names, as the kernel-doc says (-EINVAL). */
 static void psem_test_debugfs_dot_names(struct kunit *test)
 {
-	struct psem *sem = pkt_sem(test, 0);
+	struct psem *sem = psem_test_sem(test, 0);
 
 	KUNIT_EXPECT_EQ(test, psem_debugfs_register(sem, "."), -EINVAL);
 	KUNIT_EXPECT_EQ(test, psem_debugfs_register(sem, ".."), -EINVAL);
@@ -527,13 +487,11 @@ static void psem_test_debugfs_dot_names(struct kunit *test)
  */
 static void psem_test_return_values(struct kunit *test)
 {
-	struct psem *sem = kunit_kzalloc(test, sizeof(*sem), GFP_KERNEL);
-	struct psem *open = pkt_sem(test, 2);
-	struct ptd_req *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct psem *sem = psem_test_capped_sem(test, 3);
+	struct psem *open = psem_test_sem(test, 2);
+	struct psem_test_req *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, sem);
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUNIT_ASSERT_EQ(test, psem_init_capacity(sem, 3), 0);
 
 	/* Over the capacity: -E2BIG at once, for every acquire. */
 	KUNIT_EXPECT_EQ(test, psem_acquire(sem, 4), -E2BIG);
@@ -541,14 +499,14 @@ static void psem_test_return_values(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psem_acquire_killable(sem, 4), -E2BIG);
 	KUNIT_EXPECT_EQ(test, psem_acquire_timeout(sem, 4, HZ), -E2BIG);
 	KUNIT_EXPECT_EQ(test, psem_acquire_timeout(sem, 4, 0), -E2BIG);
-	KUNIT_EXPECT_EQ(test, psem_acquire_async(sem, 4, &r->aw, ptd_fn), -E2BIG);
+	KUNIT_EXPECT_EQ(test, psem_acquire_async(sem, 4, &r->aw, psem_test_req_fn), -E2BIG);
 	/* A zero timeout only tries. */
 	KUNIT_ASSERT_TRUE(test, psem_try_acquire(sem, 3));
 	KUNIT_EXPECT_EQ(test, psem_acquire_timeout(sem, 1, 0), -ETIME);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 3), 0);
 	/* A capped psem refuses psem_reduce(). */
 	psem_set_quiet_warnings(true);
-	PKT_EXPECT_REFUSED(test, sem, psem_reduce(sem, 1), -EINVAL);
+	PSEM_TEST_EXPECT_REFUSED(test, sem, psem_reduce(sem, 1), -EINVAL);
 	psem_set_quiet_warnings(false);
 
 	/* Closed: -ESHUTDOWN, oversized or not; tries and drains get nothing. */
@@ -560,7 +518,7 @@ static void psem_test_return_values(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psem_acquire_killable(sem, 1), -ESHUTDOWN);
 	KUNIT_EXPECT_EQ(test, psem_acquire_timeout(sem, 1, HZ), -ESHUTDOWN);
 	KUNIT_EXPECT_EQ(test, psem_acquire_timeout(sem, 1, 0), -ESHUTDOWN);
-	KUNIT_EXPECT_EQ(test, psem_acquire_async(sem, 1, &r->aw, ptd_fn),
+	KUNIT_EXPECT_EQ(test, psem_acquire_async(sem, 1, &r->aw, psem_test_req_fn),
 			-ESHUTDOWN);
 	KUNIT_EXPECT_FALSE(test, psem_try_acquire(sem, 1));
 	KUNIT_EXPECT_FALSE(test, psem_try_acquire(sem, 0));
@@ -575,15 +533,15 @@ static void psem_test_return_values(struct kunit *test)
 	 * refused (the waiter would be handed permits nobody held).
 	 */
 	KUNIT_ASSERT_TRUE(test, psem_try_acquire(sem, 3));
-	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 1, &r->aw, ptd_fn),
+	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 1, &r->aw, psem_test_req_fn),
 			-EINPROGRESS);
 	psem_set_quiet_warnings(true);
-	PKT_EXPECT_REFUSED(test, sem, psem_release(sem, 4), -EOVERFLOW);
+	PSEM_TEST_EXPECT_REFUSED(test, sem, psem_release(sem, 4), -EOVERFLOW);
 	psem_set_quiet_warnings(false);
-	KUNIT_EXPECT_EQ(test, ptd_calls(r), 0);
+	KUNIT_EXPECT_EQ(test, psem_test_calls(r), 0);
 	KUNIT_EXPECT_TRUE(test, psem_cancel_async(sem, &r->aw));
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 3), 0);
-	PKT_EXPECT_IDLE(test, sem, 3);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 3);
 
 	/* Without a capacity: psem_capacity() and the quiesce refusal. */
 	KUNIT_EXPECT_EQ(test, psem_capacity(open), PSEM_MAX_PERMITS);
@@ -611,8 +569,8 @@ static struct kunit_case psem_teardown_cases[] = {
 
 static struct kunit_suite psem_teardown_suite = {
 	.name		= "psem_teardown",
-	.init		= pkt_init,
-	.exit		= pkt_exit,
+	.init		= psem_test_init,
+	.exit		= psem_test_exit,
 	.test_cases	= psem_teardown_cases,
 };
 

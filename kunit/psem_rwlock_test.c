@@ -5,12 +5,13 @@
  * trylocks in atomic context and hard IRQ, the reader limit, the lock-free
  * read unlock and non-owner releases.
  *
- * The fixture (struct pt_fix), the step and stress kthreads and the hang
+ * The fixture (struct psem_test_fix), the step and stress kthreads and the hang
  * guards are in psem_test.h, shared with the mutex's and the pool's suites;
  * how the cases are built is described there.
  */
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/sched/signal.h>
@@ -19,12 +20,12 @@
 
 #define RW_MAX		PSEM_RWLOCK_MAX_READERS
 
-#define PT_RW_ITERS	1000	/* stress iterations per kthread */
+#define RW_ITERS	1000	/* stress iterations per kthread */
 
 /* ---- trylock sequences, run with interrupts off or in hard IRQ ---- */
 
 /* A trylock that should fail; undoes it if it did not. */
-static bool pt_rw_try_undo(struct psem_rwlock *rw, bool write)
+static bool rw_try_undo(struct psem_rwlock *rw, bool write)
 {
 	if (write) {
 		if (!psem_write_trylock(rw))
@@ -43,7 +44,7 @@ static bool pt_rw_try_undo(struct psem_rwlock *rw, bool write)
  * writer keeps everybody out. Returns a mask of the steps that went wrong
  * and leaves the lock free.
  */
-static unsigned long pt_rw_try_steps(struct pt_fix *fix)
+static unsigned long rw_try_steps(struct psem_test_fix *fix)
 {
 	struct psem_rwlock *rw = &fix->rw;
 	unsigned long bad = 0;
@@ -55,7 +56,7 @@ static unsigned long pt_rw_try_steps(struct pt_fix *fix)
 		bad |= BIT(0);
 	if (psem_available(&rw->sem) != RW_MAX - r1 - r2)
 		bad |= BIT(1);
-	if (pt_rw_try_undo(rw, true))
+	if (rw_try_undo(rw, true))
 		bad |= BIT(2);
 	if (r1)
 		psem_read_unlock(rw);
@@ -64,9 +65,9 @@ static unsigned long pt_rw_try_steps(struct pt_fix *fix)
 	w = psem_write_trylock(rw);
 	if (!w || psem_available(&rw->sem))
 		bad |= BIT(3);
-	if (pt_rw_try_undo(rw, false))
+	if (rw_try_undo(rw, false))
 		bad |= BIT(4);
-	if (pt_rw_try_undo(rw, true))
+	if (rw_try_undo(rw, true))
 		bad |= BIT(5);
 	if (w)
 		psem_write_unlock(rw);
@@ -75,9 +76,9 @@ static unsigned long pt_rw_try_steps(struct pt_fix *fix)
 	return bad;
 }
 
-static void pt_rw_read_once(struct pt_thread *t, unsigned int i)
+static void rw_read_once(struct psem_test_worker *t, unsigned int i)
 {
-	struct pt_fix *fix = t->fix;
+	struct psem_test_fix *fix = t->fix;
 	int ret = 0, in;
 
 	switch (i / 4 % 4) {
@@ -104,14 +105,14 @@ static void pt_rw_read_once(struct pt_thread *t, unsigned int i)
 	if (atomic_read(&fix->writers))
 		t->errors++;
 	t->seen = fix->count;	/* plain: KCSAN reports a writer inside */
-	pt_hold(t);
+	psem_test_hold(t);
 	atomic_dec(&fix->readers);
 	psem_read_unlock(&fix->rw);
 }
 
-static void pt_rw_write_once(struct pt_thread *t, unsigned int i)
+static void rw_write_once(struct psem_test_worker *t, unsigned int i)
 {
-	struct pt_fix *fix = t->fix;
+	struct psem_test_fix *fix = t->fix;
 	int ret = 0;
 
 	switch (i / 4 % 4) {
@@ -138,27 +139,27 @@ static void pt_rw_write_once(struct pt_thread *t, unsigned int i)
 		t->errors++;
 	fix->count++;		/* plain: only one writer may be here */
 	t->got++;
-	pt_hold(t);
+	psem_test_hold(t);
 	if (atomic_read(&fix->readers))
 		t->errors++;
 	atomic_dec(&fix->writers);
 	psem_write_unlock(&fix->rw);
 }
 
-static int pt_rw_stress_fn(void *arg)
+static int rw_stress_fn(void *arg)
 {
-	struct pt_thread *t = arg;
+	struct psem_test_worker *t = arg;
 	unsigned int i;
 
-	for (i = 0; i < PT_RW_ITERS; i++) {
+	for (i = 0; i < RW_ITERS; i++) {
 		/* One write in four, at a different phase per kthread. */
 		if ((i + t->id) % 4 == 0)
-			pt_rw_write_once(t, i);
+			rw_write_once(t, i);
 		else
-			pt_rw_read_once(t, i);
+			rw_read_once(t, i);
 		atomic_long_inc(&t->fix->progress);
 	}
-	pt_set_state(t, PT_DONE);
+	psem_test_set_state(t, PSEM_TEST_FINISHED);
 	return 0;
 }
 
@@ -171,13 +172,13 @@ static void psem_rwlock_test_exclusion(struct kunit *test)
 {
 	unsigned int per_cpu = 3, n = per_cpu * num_online_cpus();
 	unsigned long errors, writes, misses;
-	struct pt_fix *fix = pt_fix_new(n);
+	struct psem_test_fix *fix = psem_test_fix_new(n);
 	int max_readers;
 
 	KUNIT_ASSERT_NOT_NULL(test, fix);
-	if (pt_start_per_cpu(test, fix, pt_rw_stress_fn, per_cpu) &&
-	    pt_wait_stress(test, fix)) {
-		pt_sum(fix, &errors, &writes, &misses, &max_readers);
+	if (psem_test_start_per_cpu(test, fix, rw_stress_fn, per_cpu) &&
+	    psem_test_wait_stress(test, fix)) {
+		psem_test_sum(fix, &errors, &writes, &misses, &max_readers);
 		KUNIT_EXPECT_EQ(test, errors, 0UL);
 		KUNIT_EXPECT_EQ(test, fix->count, writes);
 		KUNIT_EXPECT_EQ(test, atomic_read(&fix->readers), 0);
@@ -186,7 +187,7 @@ static void psem_rwlock_test_exclusion(struct kunit *test)
 		kunit_info(test, "%u kthreads, %lu writes, up to %d readers at once\n",
 			   fix->nr, writes, max_readers);
 	}
-	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
 /*
@@ -196,45 +197,45 @@ static void psem_rwlock_test_exclusion(struct kunit *test)
  */
 static void psem_rwlock_test_writer_fairness(struct kunit *test)
 {
-	struct pt_fix *fix = pt_fix_new(2);
-	struct pt_thread *w, *r2;
+	struct psem_test_fix *fix = psem_test_fix_new(2);
+	struct psem_test_worker *w, *r2;
 	bool reading;
 
 	KUNIT_ASSERT_NOT_NULL(test, fix);
 	psem_read_lock(&fix->rw);
 	reading = true;
 
-	w = pt_start(test, fix, pt_step_fn, PT_WRITE);
-	if (!w || !pt_wait(test, pt_waiters(&fix->rw.sem) == 1))
+	w = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_WRITE);
+	if (!w || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 1))
 		goto out;
 	/* W drained every permit R1 left: there is none for R2. */
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), 0L);
-	KUNIT_EXPECT_FALSE(test, pt_rw_try_undo(&fix->rw, false));
+	KUNIT_EXPECT_FALSE(test, rw_try_undo(&fix->rw, false));
 
-	r2 = pt_start(test, fix, pt_step_fn, PT_READ);
-	if (!r2 || !pt_wait(test, pt_waiters(&fix->rw.sem) == 2))
+	r2 = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_READ);
+	if (!r2 || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 2))
 		goto out;
-	KUNIT_EXPECT_EQ(test, pt_state(w), PT_WAIT);
-	KUNIT_EXPECT_EQ(test, pt_state(r2), PT_WAIT);
+	KUNIT_EXPECT_EQ(test, psem_test_state(w), PSEM_TEST_WAITING);
+	KUNIT_EXPECT_EQ(test, psem_test_state(r2), PSEM_TEST_WAITING);
 
 	psem_read_unlock(&fix->rw);
 	reading = false;
-	if (!pt_wait(test, pt_state(w) == PT_HOLD))
+	if (!psem_test_await(test, psem_test_state(w) == PSEM_TEST_HOLDING))
 		goto out;
 	KUNIT_EXPECT_EQ(test, w->order, 1);
-	KUNIT_EXPECT_EQ(test, pt_state(r2), PT_WAIT);
-	KUNIT_EXPECT_EQ(test, pt_waiters(&fix->rw.sem), 1U);
-	KUNIT_EXPECT_FALSE(test, pt_rw_try_undo(&fix->rw, false));
+	KUNIT_EXPECT_EQ(test, psem_test_state(r2), PSEM_TEST_WAITING);
+	KUNIT_EXPECT_EQ(test, psem_test_nr_waiters(&fix->rw.sem), 1U);
+	KUNIT_EXPECT_FALSE(test, rw_try_undo(&fix->rw, false));
 
-	pt_go(w);
-	if (!pt_wait(test, pt_state(r2) == PT_HOLD))
+	psem_test_go(w);
+	if (!psem_test_await(test, psem_test_state(r2) == PSEM_TEST_HOLDING))
 		goto out;
 	KUNIT_EXPECT_EQ(test, r2->order, 2);
-	KUNIT_EXPECT_EQ(test, pt_state(w), PT_DONE);
+	KUNIT_EXPECT_EQ(test, psem_test_state(w), PSEM_TEST_FINISHED);
 out:
 	if (reading)
 		psem_read_unlock(&fix->rw);
-	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
 /*
@@ -243,48 +244,48 @@ out:
  */
 static void psem_rwlock_test_downgrade(struct kunit *test)
 {
-	struct pt_fix *fix = pt_fix_new(2);
-	struct pt_thread *r, *w;
-	enum { PT_FREE, PT_WRITING, PT_READING } held;
+	struct psem_test_fix *fix = psem_test_fix_new(2);
+	struct psem_test_worker *r, *w;
+	enum { RW_FREE, RW_WRITING, RW_READING } held;
 
 	KUNIT_ASSERT_NOT_NULL(test, fix);
 	psem_write_lock(&fix->rw);
-	held = PT_WRITING;
+	held = RW_WRITING;
 
-	r = pt_start(test, fix, pt_step_fn, PT_READ);
-	if (!r || !pt_wait(test, pt_waiters(&fix->rw.sem) == 1))
+	r = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_READ);
+	if (!r || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 1))
 		goto out;
-	w = pt_start(test, fix, pt_step_fn, PT_WRITE);
-	if (!w || !pt_wait(test, pt_waiters(&fix->rw.sem) == 2))
+	w = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_WRITE);
+	if (!w || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 2))
 		goto out;
 
 	psem_downgrade_write(&fix->rw);
-	held = PT_READING;
-	if (!pt_wait(test, pt_state(r) == PT_HOLD))
+	held = RW_READING;
+	if (!psem_test_await(test, psem_test_state(r) == PSEM_TEST_HOLDING))
 		goto out;
 	/* Two readers in; W took the rest and still waits for two. */
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), 0L);
-	KUNIT_EXPECT_EQ(test, pt_waiters(&fix->rw.sem), 1U);
-	KUNIT_EXPECT_EQ(test, pt_state(w), PT_WAIT);
-	KUNIT_EXPECT_FALSE(test, pt_rw_try_undo(&fix->rw, false));
+	KUNIT_EXPECT_EQ(test, psem_test_nr_waiters(&fix->rw.sem), 1U);
+	KUNIT_EXPECT_EQ(test, psem_test_state(w), PSEM_TEST_WAITING);
+	KUNIT_EXPECT_FALSE(test, rw_try_undo(&fix->rw, false));
 
 	psem_read_unlock(&fix->rw);
-	held = PT_FREE;
+	held = RW_FREE;
 	/* R still reads: W still waits. */
-	KUNIT_EXPECT_EQ(test, pt_waiters(&fix->rw.sem), 1U);
-	KUNIT_EXPECT_EQ(test, pt_state(w), PT_WAIT);
+	KUNIT_EXPECT_EQ(test, psem_test_nr_waiters(&fix->rw.sem), 1U);
+	KUNIT_EXPECT_EQ(test, psem_test_state(w), PSEM_TEST_WAITING);
 
-	pt_go(r);
-	if (!pt_wait(test, pt_state(w) == PT_HOLD))
+	psem_test_go(r);
+	if (!psem_test_await(test, psem_test_state(w) == PSEM_TEST_HOLDING))
 		goto out;
 	KUNIT_EXPECT_EQ(test, r->order, 1);
 	KUNIT_EXPECT_EQ(test, w->order, 2);
 out:
-	if (held == PT_WRITING)
+	if (held == RW_WRITING)
 		psem_write_unlock(&fix->rw);
-	else if (held == PT_READING)
+	else if (held == RW_READING)
 		psem_read_unlock(&fix->rw);
-	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
 /*
@@ -292,55 +293,56 @@ out:
  * it; a signal ends W's wait. W got every permit but the test's, and must
  * pass them on: both queued readers get in.
  */
-static void pt_rw_cancel(struct kunit *test, enum pt_op op, int sig)
+static void rw_cancel(struct kunit *test, enum psem_test_lock_op op, int sig)
 {
-	struct pt_fix *fix = pt_fix_new(3);
-	struct pt_thread *w, *r[2];
+	struct psem_test_fix *fix = psem_test_fix_new(3);
+	struct psem_test_worker *w, *r[2];
 	bool reading;
 
 	KUNIT_ASSERT_NOT_NULL(test, fix);
 	psem_read_lock(&fix->rw);
 	reading = true;
 
-	w = pt_start(test, fix, pt_step_fn, op);
-	if (!w || !pt_wait(test, pt_waiters(&fix->rw.sem) == 1))
+	w = psem_test_start(test, fix, psem_test_step_fn, op);
+	if (!w || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 1))
 		goto out;
-	r[0] = pt_start(test, fix, pt_step_fn, PT_READ_INTR);
-	if (!r[0] || !pt_wait(test, pt_waiters(&fix->rw.sem) == 2))
+	r[0] = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_READ_INTR);
+	if (!r[0] || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 2))
 		goto out;
-	r[1] = pt_start(test, fix, pt_step_fn, PT_READ_KILL);
-	if (!r[1] || !pt_wait(test, pt_waiters(&fix->rw.sem) == 3))
+	r[1] = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_READ_KILL);
+	if (!r[1] || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 3))
 		goto out;
 
 	if (sig == SIGKILL) {
 		/* A killable wait ignores other signals (can only miss). */
 		send_sig(SIGUSR1, w->task, 1);
 		msleep(20);
-		KUNIT_EXPECT_EQ(test, pt_state(w), PT_WAIT);
+		KUNIT_EXPECT_EQ(test, psem_test_state(w), PSEM_TEST_WAITING);
 	}
 	send_sig(sig, w->task, 1);
-	if (!pt_wait(test, pt_state(w) == PT_DONE))
+	if (!psem_test_await(test, psem_test_state(w) == PSEM_TEST_FINISHED))
 		goto out;
 	KUNIT_EXPECT_EQ(test, w->ret, -EINTR);
-	if (!pt_wait(test,
-		     pt_state(r[0]) == PT_HOLD && pt_state(r[1]) == PT_HOLD))
+	if (!psem_test_await(test,
+			     psem_test_state(r[0]) == PSEM_TEST_HOLDING &&
+			     psem_test_state(r[1]) == PSEM_TEST_HOLDING))
 		goto out;
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX - 3);
-	KUNIT_EXPECT_EQ(test, pt_waiters(&fix->rw.sem), 0U);
+	KUNIT_EXPECT_EQ(test, psem_test_nr_waiters(&fix->rw.sem), 0U);
 out:
 	if (reading)
 		psem_read_unlock(&fix->rw);
-	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
 static void psem_rwlock_test_write_interruptible(struct kunit *test)
 {
-	pt_rw_cancel(test, PT_WRITE_INTR, SIGUSR1);
+	rw_cancel(test, PSEM_TEST_WRITE_INTR, SIGUSR1);
 }
 
 static void psem_rwlock_test_write_killable(struct kunit *test)
 {
-	pt_rw_cancel(test, PT_WRITE_KILL, SIGKILL);
+	rw_cancel(test, PSEM_TEST_WRITE_KILL, SIGKILL);
 }
 
 /*
@@ -350,32 +352,32 @@ static void psem_rwlock_test_write_killable(struct kunit *test)
  */
 static void psem_rwlock_test_trylock_atomic(struct kunit *test)
 {
-	struct pt_fix *fix = pt_fix_new(2);
-	struct pt_thread *w, *r;
+	struct psem_test_fix *fix = psem_test_fix_new(2);
+	struct psem_test_worker *w, *r;
 	unsigned long flags;
 
 	KUNIT_ASSERT_NOT_NULL(test, fix);
-	KUNIT_EXPECT_EQ(test, pt_run_atomic(fix, pt_rw_try_steps), 0UL);
-	KUNIT_EXPECT_EQ(test, pt_run_hardirq(test, fix, pt_rw_try_steps), 0UL);
+	KUNIT_EXPECT_EQ(test, psem_test_run_atomic(fix, rw_try_steps), 0UL);
+	KUNIT_EXPECT_EQ(test, psem_test_run_hardirq(test, fix, rw_try_steps), 0UL);
 
-	w = pt_start(test, fix, pt_step_fn, PT_WRITE);
-	if (!w || !pt_wait(test, pt_state(w) == PT_HOLD))
+	w = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_WRITE);
+	if (!w || !psem_test_await(test, psem_test_state(w) == PSEM_TEST_HOLDING))
 		goto out;
 	spin_lock_irqsave(&fix->atomic_lock, flags);
-	KUNIT_EXPECT_FALSE(test, pt_rw_try_undo(&fix->rw, false));
-	KUNIT_EXPECT_FALSE(test, pt_rw_try_undo(&fix->rw, true));
+	KUNIT_EXPECT_FALSE(test, rw_try_undo(&fix->rw, false));
+	KUNIT_EXPECT_FALSE(test, rw_try_undo(&fix->rw, true));
 	spin_unlock_irqrestore(&fix->atomic_lock, flags);
-	pt_go(w);
+	psem_test_go(w);
 
-	r = pt_start(test, fix, pt_step_fn, PT_READ);
-	if (!r || !pt_wait(test, pt_state(r) == PT_HOLD))
+	r = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_READ);
+	if (!r || !psem_test_await(test, psem_test_state(r) == PSEM_TEST_HOLDING))
 		goto out;
 	spin_lock_irqsave(&fix->atomic_lock, flags);
-	KUNIT_EXPECT_TRUE(test, pt_rw_try_undo(&fix->rw, false));
-	KUNIT_EXPECT_FALSE(test, pt_rw_try_undo(&fix->rw, true));
+	KUNIT_EXPECT_TRUE(test, rw_try_undo(&fix->rw, false));
+	KUNIT_EXPECT_FALSE(test, rw_try_undo(&fix->rw, true));
 	spin_unlock_irqrestore(&fix->atomic_lock, flags);
 out:
-	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
 /*
@@ -386,8 +388,8 @@ out:
  */
 static void psem_rwlock_test_reader_limit(struct kunit *test)
 {
-	struct pt_fix *fix = pt_fix_new(1);
-	struct pt_thread *r;
+	struct psem_test_fix *fix = psem_test_fix_new(1);
+	struct psem_test_worker *r;
 	long i, readers = 0, others = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, fix);
@@ -401,20 +403,20 @@ static void psem_rwlock_test_reader_limit(struct kunit *test)
 		readers++;
 		KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem),
 				RW_MAX - readers);
-		KUNIT_EXPECT_FALSE(test, pt_rw_try_undo(&fix->rw, true));
+		KUNIT_EXPECT_FALSE(test, rw_try_undo(&fix->rw, true));
 	}
 
 	/* Stand-ins for the other RW_MAX - 8 readers. */
 	others = psem_drain(&fix->rw.sem, RW_MAX);
 	KUNIT_EXPECT_EQ(test, others, RW_MAX - readers);
-	KUNIT_EXPECT_FALSE(test, pt_rw_try_undo(&fix->rw, false));
+	KUNIT_EXPECT_FALSE(test, rw_try_undo(&fix->rw, false));
 
-	r = pt_start(test, fix, pt_step_fn, PT_READ);
-	if (!r || !pt_wait(test, pt_waiters(&fix->rw.sem) == 1))
+	r = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_READ);
+	if (!r || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 1))
 		goto out;
 	psem_read_unlock(&fix->rw);
 	readers--;
-	if (!pt_wait(test, pt_state(r) == PT_HOLD))
+	if (!psem_test_await(test, psem_test_state(r) == PSEM_TEST_HOLDING))
 		goto out;
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), 0L);
 out:
@@ -422,24 +424,24 @@ out:
 		psem_release(&fix->rw.sem, others);
 	while (readers--)
 		psem_read_unlock(&fix->rw);
-	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
 /*
  * With nobody waiting, a read_unlock is one lock-free exchange, the last
- * reader's too, and so is a write_unlock (psem's rule; under the seed's,
- * zero_release off, the write_unlock onto a zero balance takes the queue
+ * reader's too, and so is a write_unlock (the waiters-bit rule; under the
+ * positive-balance rule, zero_release off, the write_unlock onto a zero balance takes the queue
  * lock). A read_unlock that a writer waits for takes the queue lock.
  */
 static void psem_rwlock_test_read_unlock_fast_path(struct kunit *test)
 {
-	struct pt_fix *fix = pt_fix_new(1);
-	struct pt_thread *w;
+	struct psem_test_fix *fix = psem_test_fix_new(1);
+	struct psem_test_worker *w;
 	struct psem_stats before;
 	bool reading = false;
 
 	KUNIT_ASSERT_NOT_NULL(test, fix);
-	pt_stats_on();
+	psem_test_stats_on();
 
 	/* Two readers; trylock, so that lockdep allows the second. */
 	if (!psem_read_trylock(&fix->rw) || !psem_read_trylock(&fix->rw)) {
@@ -448,10 +450,10 @@ static void psem_rwlock_test_read_unlock_fast_path(struct kunit *test)
 	}
 	psem_stats_snapshot(&before);
 	psem_read_unlock(&fix->rw);
-	pt_expect_releases(test, &before, 1, 0);
+	psem_test_expect_releases(test, &before, 1, 0);
 	psem_stats_snapshot(&before);
 	psem_read_unlock(&fix->rw);
-	pt_expect_releases(test, &before, 1, 0);
+	psem_test_expect_releases(test, &before, 1, 0);
 
 	if (!psem_write_trylock(&fix->rw)) {
 		KUNIT_FAIL(test, "write_trylock failed on a free lock");
@@ -459,7 +461,7 @@ static void psem_rwlock_test_read_unlock_fast_path(struct kunit *test)
 	}
 	psem_stats_snapshot(&before);
 	psem_write_unlock(&fix->rw);
-	pt_expect_releases(test, &before, 1, 0);
+	psem_test_expect_releases(test, &before, 1, 0);
 
 	psem_set_zero_release(false);
 	if (!psem_write_trylock(&fix->rw)) {
@@ -468,43 +470,43 @@ static void psem_rwlock_test_read_unlock_fast_path(struct kunit *test)
 	}
 	psem_stats_snapshot(&before);
 	psem_write_unlock(&fix->rw);
-	pt_expect_releases(test, &before, 0, 1);
+	psem_test_expect_releases(test, &before, 0, 1);
 	psem_set_zero_release(true);
 
 	psem_read_lock(&fix->rw);
 	reading = true;
-	w = pt_start(test, fix, pt_step_fn, PT_WRITE);
-	if (!w || !pt_wait(test, pt_waiters(&fix->rw.sem) == 1))
+	w = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_WRITE);
+	if (!w || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 1))
 		goto out;
 	psem_stats_snapshot(&before);
 	psem_read_unlock(&fix->rw);
 	reading = false;
-	pt_expect_releases(test, &before, 0, 1);
-	if (!pt_wait(test, pt_state(w) == PT_HOLD))
+	psem_test_expect_releases(test, &before, 0, 1);
+	if (!psem_test_await(test, psem_test_state(w) == PSEM_TEST_HOLDING))
 		goto out;
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), 0L);
 out:
 	if (reading)
 		psem_read_unlock(&fix->rw);
-	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
-static int pt_read_unlock_non_owner_fn(void *arg)
+static int rw_read_unlock_non_owner_fn(void *arg)
 {
-	struct pt_thread *t = arg;
+	struct psem_test_worker *t = arg;
 
 	psem_read_unlock_non_owner(&t->fix->rw);
-	pt_set_state(t, PT_DONE);
+	psem_test_set_state(t, PSEM_TEST_FINISHED);
 	return 0;
 }
 
-static unsigned long pt_rw_unlock_non_owner(struct pt_fix *fix)
+static unsigned long rw_unlock_non_owner(struct psem_test_fix *fix)
 {
 	psem_read_unlock_non_owner(&fix->rw);
 	return 0;
 }
 
-static unsigned long pt_rw_trylock_non_owner(struct pt_fix *fix)
+static unsigned long rw_trylock_non_owner(struct psem_test_fix *fix)
 {
 	return !psem_read_trylock_non_owner(&fix->rw);
 }
@@ -518,33 +520,33 @@ static unsigned long pt_rw_trylock_non_owner(struct pt_fix *fix)
  */
 static void psem_rwlock_test_non_owner(struct kunit *test)
 {
-	struct pt_fix *fix = pt_fix_new(1);
+	struct psem_test_fix *fix = psem_test_fix_new(1);
 	bool locks_on = debug_locks;
-	struct pt_thread *t;
+	struct psem_test_worker *t;
 
 	KUNIT_ASSERT_NOT_NULL(test, fix);
 
 	psem_read_lock_non_owner(&fix->rw);
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX - 1);
-	t = pt_start(test, fix, pt_read_unlock_non_owner_fn, PT_NONE);
-	if (!t || !pt_wait(test, pt_state(t) == PT_DONE))
+	t = psem_test_start(test, fix, rw_read_unlock_non_owner_fn, PSEM_TEST_NO_LOCK);
+	if (!t || !psem_test_await(test, psem_test_state(t) == PSEM_TEST_FINISHED))
 		goto out;
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX);
 
 	KUNIT_ASSERT_TRUE(test, psem_read_trylock_non_owner(&fix->rw));
-	KUNIT_EXPECT_EQ(test, pt_run_hardirq(test, fix, pt_rw_unlock_non_owner), 0UL);
+	KUNIT_EXPECT_EQ(test, psem_test_run_hardirq(test, fix, rw_unlock_non_owner), 0UL);
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX);
 
-	KUNIT_EXPECT_EQ(test, pt_run_hardirq(test, fix, pt_rw_trylock_non_owner), 0UL);
+	KUNIT_EXPECT_EQ(test, psem_test_run_hardirq(test, fix, rw_trylock_non_owner), 0UL);
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX - 1);
 	psem_read_unlock_non_owner(&fix->rw);
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX);
 
 	/* A writer still gets in, and the owned calls still work. */
-	KUNIT_EXPECT_TRUE(test, pt_rw_try_undo(&fix->rw, true));
+	KUNIT_EXPECT_TRUE(test, rw_try_undo(&fix->rw, true));
 	KUNIT_EXPECT_EQ(test, debug_locks, locks_on);
 out:
-	pt_finish(test, fix, &fix->rw.sem, RW_MAX);
+	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
 static struct kunit_case psem_rwlock_cases[] = {
@@ -562,8 +564,8 @@ static struct kunit_case psem_rwlock_cases[] = {
 
 static struct kunit_suite psem_rwlock_suite = {
 	.name		= "psem_rwlock",
-	.suite_init	= pt_suite_init,
-	.exit		= pt_case_exit,
+	.suite_init	= psem_test_suite_init,
+	.exit		= psem_test_case_exit,
 	.test_cases	= psem_rwlock_cases,
 };
 

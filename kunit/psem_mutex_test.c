@@ -5,12 +5,13 @@
  * context and its refusal in hard IRQ, and unlocks by a task that does not
  * own the mutex (one whose recorded owner has exited among them).
  *
- * The fixture (struct pt_fix), the step and stress kthreads and the hang
+ * The fixture (struct psem_test_fix), the step and stress kthreads and the hang
  * guards are in psem_test.h, shared with the rwlock's and the pool's
  * suites; how the cases are built is described there.
  */
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/refcount.h>
@@ -18,22 +19,10 @@
 
 #include "psem_test.h"
 
-#define PT_MX_ITERS	1000
-
-/*
- * Cases that make psem warn on purpose (its refusal WARNING, not a quiet
- * count) print a "psem-expect-splat: begin refusal" window around it, which
- * scripts/lib.sh accepts (its splat kind "refusal"). They run by default;
- * build with PT_LOUD_CASES 0 to compile them in but skip them, for a log
- * scanner that does not know the kind. (A module parameter cannot switch
- * them: Linux 6.1 runs a module's suites before it parses its parameters.)
- */
-#ifndef PT_LOUD_CASES
-#define PT_LOUD_CASES 1
-#endif
+#define MX_ITERS	1000
 
 /* The mutex's recorded owner; NULL where it is not tracked. */
-static struct task_struct *pt_mx_owner(struct psem_mutex *mx)
+static struct task_struct *mx_owner(struct psem_mutex *mx)
 {
 #ifdef CONFIG_DEBUG_MUTEXES
 	return READ_ONCE(mx->owner);
@@ -44,7 +33,7 @@ static struct task_struct *pt_mx_owner(struct psem_mutex *mx)
 
 /* ---- trylock sequences, run with interrupts off or in hard IRQ ---- */
 
-static bool pt_mx_try_undo(struct psem_mutex *mx)
+static bool mx_try_undo(struct psem_mutex *mx)
 {
 	if (!psem_mutex_trylock(mx))
 		return false;
@@ -53,7 +42,7 @@ static bool pt_mx_try_undo(struct psem_mutex *mx)
 }
 
 /* On a free mutex: trylock, is_locked, a second trylock fails, unlock. */
-static unsigned long pt_mx_try_steps(struct pt_fix *fix)
+static unsigned long mx_try_steps(struct psem_test_fix *fix)
 {
 	struct psem_mutex *mx = &fix->mx;
 	unsigned long bad = 0;
@@ -64,7 +53,7 @@ static unsigned long pt_mx_try_steps(struct pt_fix *fix)
 		bad |= BIT(0);
 	if (!psem_mutex_is_locked(mx))
 		bad |= BIT(1);
-	if (pt_mx_try_undo(mx))
+	if (mx_try_undo(mx))
 		bad |= BIT(2);
 	if (got)
 		psem_mutex_unlock(mx);
@@ -73,15 +62,15 @@ static unsigned long pt_mx_try_steps(struct pt_fix *fix)
 	return bad;
 }
 
-static int pt_mx_stress_fn(void *arg)
+static int mx_stress_fn(void *arg)
 {
-	struct pt_thread *t = arg;
-	struct pt_fix *fix = t->fix;
+	struct psem_test_worker *t = arg;
+	struct psem_test_fix *fix = t->fix;
 	struct psem_mutex *mx = &fix->mx;
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < PT_MX_ITERS; i++, atomic_long_inc(&fix->progress)) {
+	for (i = 0; i < MX_ITERS; i++, atomic_long_inc(&fix->progress)) {
 		ret = 0;
 		switch ((i + t->id) % 4) {
 		case 0:
@@ -106,15 +95,15 @@ static int pt_mx_stress_fn(void *arg)
 		    !psem_mutex_is_locked(mx))
 			t->errors++;
 		if (IS_ENABLED(CONFIG_DEBUG_MUTEXES) &&
-		    pt_mx_owner(mx) != current)
+		    mx_owner(mx) != current)
 			t->errors++;
 		fix->count++;	/* plain: only the holder is here */
 		t->got++;
-		pt_hold(t);
+		psem_test_hold(t);
 		atomic_dec(&fix->inside);
 		psem_mutex_unlock(mx);
 	}
-	pt_set_state(t, PT_DONE);
+	psem_test_set_state(t, PSEM_TEST_FINISHED);
 	return 0;
 }
 
@@ -123,29 +112,29 @@ static void psem_mutex_test_exclusion(struct kunit *test)
 {
 	unsigned int per_cpu = 2, n = per_cpu * num_online_cpus();
 	unsigned long errors, got, misses;
-	struct pt_fix *fix = pt_fix_new(n);
+	struct psem_test_fix *fix = psem_test_fix_new(n);
 	int unused;
 
 	KUNIT_ASSERT_NOT_NULL(test, fix);
-	if (pt_start_per_cpu(test, fix, pt_mx_stress_fn, per_cpu) &&
-	    pt_wait_stress(test, fix)) {
-		pt_sum(fix, &errors, &got, &misses, &unused);
+	if (psem_test_start_per_cpu(test, fix, mx_stress_fn, per_cpu) &&
+	    psem_test_wait_stress(test, fix)) {
+		psem_test_sum(fix, &errors, &got, &misses, &unused);
 		KUNIT_EXPECT_EQ(test, errors, 0UL);
-		KUNIT_EXPECT_EQ(test, got, (unsigned long)n * PT_MX_ITERS);
+		KUNIT_EXPECT_EQ(test, got, (unsigned long)n * MX_ITERS);
 		KUNIT_EXPECT_EQ(test, fix->count, got);
 		KUNIT_EXPECT_FALSE(test, psem_mutex_is_locked(&fix->mx));
 	}
-	pt_finish(test, fix, &fix->mx.sem, 1);
+	psem_test_finish(test, fix, &fix->mx.sem, 1);
 }
 
 /* Waiters that queued one after another get the mutex in that order. */
 static void psem_mutex_test_fifo(struct kunit *test)
 {
-	static const enum pt_op ops[] = {
-		PT_MUTEX, PT_MUTEX_INTR, PT_MUTEX_KILL, PT_MUTEX,
+	static const enum psem_test_lock_op ops[] = {
+		PSEM_TEST_MUTEX, PSEM_TEST_MUTEX_INTR, PSEM_TEST_MUTEX_KILL, PSEM_TEST_MUTEX,
 	};
-	struct pt_thread *t[ARRAY_SIZE(ops)];
-	struct pt_fix *fix = pt_fix_new(ARRAY_SIZE(ops));
+	struct psem_test_worker *t[ARRAY_SIZE(ops)];
+	struct psem_test_fix *fix = psem_test_fix_new(ARRAY_SIZE(ops));
 	bool locked;
 	unsigned int i;
 
@@ -153,17 +142,17 @@ static void psem_mutex_test_fifo(struct kunit *test)
 	psem_mutex_lock(&fix->mx);
 	locked = true;
 	for (i = 0; i < ARRAY_SIZE(ops); i++) {
-		t[i] = pt_start(test, fix, pt_step_fn, ops[i]);
-		if (!t[i] || !pt_wait(test, pt_waiters(&fix->mx.sem) == i + 1))
+		t[i] = psem_test_start(test, fix, psem_test_step_fn, ops[i]);
+		if (!t[i] || !psem_test_await(test, psem_test_nr_waiters(&fix->mx.sem) == i + 1))
 			goto out;
-		pt_go(t[i]);	/* unlock as soon as it holds */
+		psem_test_go(t[i]);	/* unlock as soon as it holds */
 	}
-	KUNIT_EXPECT_FALSE(test, pt_mx_try_undo(&fix->mx));
+	KUNIT_EXPECT_FALSE(test, mx_try_undo(&fix->mx));
 
 	psem_mutex_unlock(&fix->mx);
 	locked = false;
 	for (i = 0; i < ARRAY_SIZE(ops); i++) {
-		if (!pt_wait(test, pt_state(t[i]) == PT_DONE))
+		if (!psem_test_await(test, psem_test_state(t[i]) == PSEM_TEST_FINISHED))
 			goto out;
 		KUNIT_EXPECT_EQ(test, t[i]->ret, 0);
 		KUNIT_EXPECT_EQ(test, t[i]->order, (int)i + 1);
@@ -172,40 +161,40 @@ static void psem_mutex_test_fifo(struct kunit *test)
 out:
 	if (locked)
 		psem_mutex_unlock(&fix->mx);
-	pt_finish(test, fix, &fix->mx.sem, 1);
+	psem_test_finish(test, fix, &fix->mx.sem, 1);
 }
 
 /*
  * A waiter whose wait a signal ends gets -EINTR and holds nothing: the
  * test still owns the mutex, and once it unlocks the mutex is free.
  */
-static void pt_mx_cancel(struct kunit *test, enum pt_op op, int sig)
+static void mx_cancel(struct kunit *test, enum psem_test_lock_op op, int sig)
 {
-	struct pt_fix *fix = pt_fix_new(1);
-	struct pt_thread *t;
+	struct psem_test_fix *fix = psem_test_fix_new(1);
+	struct psem_test_worker *t;
 	bool locked;
 
 	KUNIT_ASSERT_NOT_NULL(test, fix);
 	psem_mutex_lock(&fix->mx);
 	locked = true;
 
-	t = pt_start(test, fix, pt_step_fn, op);
-	if (!t || !pt_wait(test, pt_waiters(&fix->mx.sem) == 1))
+	t = psem_test_start(test, fix, psem_test_step_fn, op);
+	if (!t || !psem_test_await(test, psem_test_nr_waiters(&fix->mx.sem) == 1))
 		goto out;
 	if (sig == SIGKILL) {
 		/* A killable wait ignores other signals (can only miss). */
 		send_sig(SIGUSR1, t->task, 1);
 		msleep(20);
-		KUNIT_EXPECT_EQ(test, pt_state(t), PT_WAIT);
+		KUNIT_EXPECT_EQ(test, psem_test_state(t), PSEM_TEST_WAITING);
 	}
 	send_sig(sig, t->task, 1);
-	if (!pt_wait(test, pt_state(t) == PT_DONE))
+	if (!psem_test_await(test, psem_test_state(t) == PSEM_TEST_FINISHED))
 		goto out;
 	KUNIT_EXPECT_EQ(test, t->ret, -EINTR);
-	KUNIT_EXPECT_EQ(test, pt_waiters(&fix->mx.sem), 0U);
+	KUNIT_EXPECT_EQ(test, psem_test_nr_waiters(&fix->mx.sem), 0U);
 	KUNIT_EXPECT_TRUE(test, psem_mutex_is_locked(&fix->mx));
 	if (IS_ENABLED(CONFIG_DEBUG_MUTEXES))
-		KUNIT_EXPECT_PTR_EQ(test, pt_mx_owner(&fix->mx), current);
+		KUNIT_EXPECT_PTR_EQ(test, mx_owner(&fix->mx), current);
 
 	psem_mutex_unlock(&fix->mx);
 	locked = false;
@@ -218,17 +207,17 @@ static void pt_mx_cancel(struct kunit *test, enum pt_op op, int sig)
 out:
 	if (locked)
 		psem_mutex_unlock(&fix->mx);
-	pt_finish(test, fix, &fix->mx.sem, 1);
+	psem_test_finish(test, fix, &fix->mx.sem, 1);
 }
 
 static void psem_mutex_test_interruptible(struct kunit *test)
 {
-	pt_mx_cancel(test, PT_MUTEX_INTR, SIGUSR1);
+	mx_cancel(test, PSEM_TEST_MUTEX_INTR, SIGUSR1);
 }
 
 static void psem_mutex_test_killable(struct kunit *test)
 {
-	pt_mx_cancel(test, PT_MUTEX_KILL, SIGKILL);
+	mx_cancel(test, PSEM_TEST_MUTEX_KILL, SIGKILL);
 }
 
 /*
@@ -236,7 +225,7 @@ static void psem_mutex_test_killable(struct kunit *test)
  * there (the interrupted task would become the owner). It fails on a free
  * mutex; if it took it anyway, it gives it back so the case can go on.
  */
-static unsigned long pt_mx_try_irq(struct pt_fix *fix)
+static unsigned long mx_try_irq(struct psem_test_fix *fix)
 {
 	if (!psem_mutex_trylock(&fix->mx))
 		return 0;
@@ -251,42 +240,42 @@ static unsigned long pt_mx_try_irq(struct pt_fix *fix)
  */
 static void psem_mutex_test_trylock_atomic(struct kunit *test)
 {
-	struct pt_fix *fix = pt_fix_new(1);
-	struct pt_thread *t;
+	struct psem_test_fix *fix = psem_test_fix_new(1);
+	struct psem_test_worker *t;
 	unsigned long flags;
 	u64 warns;
 
 	KUNIT_ASSERT_NOT_NULL(test, fix);
 	KUNIT_EXPECT_FALSE(test, psem_mutex_is_locked(&fix->mx));
-	KUNIT_EXPECT_EQ(test, pt_run_atomic(fix, pt_mx_try_steps), 0UL);
+	KUNIT_EXPECT_EQ(test, psem_test_run_atomic(fix, mx_try_steps), 0UL);
 
 	/* From interrupt context: refused, counted once, nothing changed. */
 	warns = psem_warn_count();
 	psem_set_quiet_warnings(true);
-	KUNIT_EXPECT_EQ(test, pt_run_hardirq(test, fix, pt_mx_try_irq), 0UL);
+	KUNIT_EXPECT_EQ(test, psem_test_run_hardirq(test, fix, mx_try_irq), 0UL);
 	psem_set_quiet_warnings(false);
 	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns + 1);
 	KUNIT_EXPECT_FALSE(test, psem_mutex_is_locked(&fix->mx));
-	KUNIT_EXPECT_PTR_EQ(test, pt_mx_owner(&fix->mx), NULL);
-	KUNIT_EXPECT_EQ(test, pt_mx_try_steps(fix), 0UL);
+	KUNIT_EXPECT_PTR_EQ(test, mx_owner(&fix->mx), NULL);
+	KUNIT_EXPECT_EQ(test, mx_try_steps(fix), 0UL);
 
-	t = pt_start(test, fix, pt_step_fn, PT_MUTEX);
-	if (!t || !pt_wait(test, pt_state(t) == PT_HOLD))
+	t = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_MUTEX);
+	if (!t || !psem_test_await(test, psem_test_state(t) == PSEM_TEST_HOLDING))
 		goto out;
 	spin_lock_irqsave(&fix->atomic_lock, flags);
 	KUNIT_EXPECT_TRUE(test, psem_mutex_is_locked(&fix->mx));
-	KUNIT_EXPECT_FALSE(test, pt_mx_try_undo(&fix->mx));
+	KUNIT_EXPECT_FALSE(test, mx_try_undo(&fix->mx));
 	spin_unlock_irqrestore(&fix->atomic_lock, flags);
 out:
-	pt_finish(test, fix, &fix->mx.sem, 1);
+	psem_test_finish(test, fix, &fix->mx.sem, 1);
 }
 
-static int pt_unlock_fn(void *arg)
+static int mx_unlock_fn(void *arg)
 {
-	struct pt_thread *t = arg;
+	struct psem_test_worker *t = arg;
 
 	psem_mutex_unlock(&t->fix->mx);
-	pt_set_state(t, PT_DONE);
+	psem_test_set_state(t, PSEM_TEST_FINISHED);
 	return 0;
 }
 
@@ -297,28 +286,28 @@ static int pt_unlock_fn(void *arg)
  */
 static void psem_mutex_test_non_owner_unlock(struct kunit *test)
 {
-	struct pt_fix *fix;
-	struct pt_thread *t;
+	struct psem_test_fix *fix;
+	struct psem_test_worker *t;
 	bool locked;
 	u64 warns;
 
 	if (!IS_ENABLED(CONFIG_DEBUG_MUTEXES))
 		kunit_skip(test, "owner is tracked only with CONFIG_DEBUG_MUTEXES");
-	fix = pt_fix_new(1);
+	fix = psem_test_fix_new(1);
 	KUNIT_ASSERT_NOT_NULL(test, fix);
 	psem_mutex_lock(&fix->mx);
 	locked = true;
 
 	warns = psem_warn_count();
 	psem_set_quiet_warnings(true);
-	t = pt_start(test, fix, pt_unlock_fn, PT_NONE);
-	if (!t || !pt_wait(test, pt_state(t) == PT_DONE))
+	t = psem_test_start(test, fix, mx_unlock_fn, PSEM_TEST_NO_LOCK);
+	if (!t || !psem_test_await(test, psem_test_state(t) == PSEM_TEST_FINISHED))
 		goto out;
 	psem_set_quiet_warnings(false);
 	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns + 1);
 	KUNIT_EXPECT_TRUE(test, psem_mutex_is_locked(&fix->mx));
-	KUNIT_EXPECT_PTR_EQ(test, pt_mx_owner(&fix->mx), current);
-	KUNIT_EXPECT_FALSE(test, pt_mx_try_undo(&fix->mx));
+	KUNIT_EXPECT_PTR_EQ(test, mx_owner(&fix->mx), current);
+	KUNIT_EXPECT_FALSE(test, mx_try_undo(&fix->mx));
 
 	psem_mutex_unlock(&fix->mx);
 	locked = false;
@@ -332,15 +321,15 @@ static void psem_mutex_test_non_owner_unlock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns + 2);
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->mx.sem), 1L);
 
-	KUNIT_EXPECT_EQ(test, pt_mx_try_steps(fix), 0UL);
+	KUNIT_EXPECT_EQ(test, mx_try_steps(fix), 0UL);
 out:
 	psem_set_quiet_warnings(false);
 	if (locked)
 		psem_mutex_unlock(&fix->mx);
-	pt_finish(test, fix, &fix->mx.sem, 1);
+	psem_test_finish(test, fix, &fix->mx.sem, 1);
 }
 
-static int pt_idle_fn(void *arg)
+static int mx_idle_fn(void *arg)
 {
 	while (!kthread_should_stop())
 		schedule_timeout_idle(1);
@@ -354,23 +343,23 @@ static int pt_idle_fn(void *arg)
  * reaped; the test holds the mutex itself (lockdep sees a real hold) with
  * the stale pointer planted as owner, as if that task had locked it and
  * died. The refusal has to warn for the bug to show (the old code read
- * the owner's name only to print it), so the case needs PT_LOUD_CASES and
+ * the owner's name only to print it), so the case needs PSEM_TEST_LOUD_CASES and
  * prints its expected-splat window.
  */
 static void psem_mutex_test_stale_owner_unlock(struct kunit *test)
 {
 	struct task_struct *gone;
-	struct pt_fix *fix;
+	struct psem_test_fix *fix;
 	u64 warns;
 
 	if (!IS_ENABLED(CONFIG_DEBUG_MUTEXES))
 		kunit_skip(test, "owner is tracked only with CONFIG_DEBUG_MUTEXES");
-	if (!PT_LOUD_CASES)
-		kunit_skip(test, "its refusal must warn: build with PT_LOUD_CASES 1");
-	fix = pt_fix_new(1);
+	if (!PSEM_TEST_LOUD_CASES)
+		kunit_skip(test, "its refusal must warn: build with PSEM_TEST_LOUD_CASES 1");
+	fix = psem_test_fix_new(1);
 	KUNIT_ASSERT_NOT_NULL(test, fix);
 
-	gone = kthread_run(pt_idle_fn, NULL, "psem_pt_gone");
+	gone = kthread_run(mx_idle_fn, NULL, "psem_pt_gone");
 	if (IS_ERR(gone)) {
 		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(gone));
 		goto out;
@@ -378,7 +367,7 @@ static void psem_mutex_test_stale_owner_unlock(struct kunit *test)
 	get_task_struct(gone);
 	kthread_stop(gone);
 	/* Until the exit's own references are dropped, ours is not the last. */
-	if (!pt_wait(test, refcount_read(&gone->usage) == 1)) {
+	if (!psem_test_await(test, refcount_read(&gone->usage) == 1)) {
 		put_task_struct(gone);
 		goto out;
 	}
@@ -403,7 +392,7 @@ static void psem_mutex_test_stale_owner_unlock(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, psem_mutex_is_locked(&fix->mx));
 	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns + 1);
 out:
-	pt_finish(test, fix, &fix->mx.sem, 1);
+	psem_test_finish(test, fix, &fix->mx.sem, 1);
 }
 
 static struct kunit_case psem_mutex_cases[] = {
@@ -419,8 +408,8 @@ static struct kunit_case psem_mutex_cases[] = {
 
 static struct kunit_suite psem_mutex_suite = {
 	.name		= "psem_mutex",
-	.suite_init	= pt_suite_init,
-	.exit		= pt_case_exit,
+	.suite_init	= psem_test_suite_init,
+	.exit		= psem_test_case_exit,
 	.test_cases	= psem_mutex_cases,
 };
 

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite psem_bit: psem's waiters bit (Documentation/design.rst, "The
+ * invariant"), single-threaded with helper waiters: which release takes
+ * the lock, when PSEM_WAITERS is set and cleared. Its races are in
+ * psem_bit_race_test.c.
+ */
+
+#include <kunit/test.h>
+#include <linux/cpumask.h>
+#include <linux/module.h>
+#include <linux/sched/signal.h>
+
+#include "psem.h"
+#include "psem_knobs.h"
+#include "psem_test.h"
+
+/*
+ * A release with nobody waiting is lock-free at any balance, zero
+ * included. This CPU holds the queue lock, so a release that took it
+ * would deadlock (and lockdep or DEBUG_SPINLOCK would report recursion).
+ * Under the positive-balance rule the same release at zero takes the lock.
+ */
+static void psem_test_bit_zero_release(struct kunit *test)
+{
+	struct psem *sem = psem_test_sem(test, 0);
+	unsigned long flags;
+	int ret;
+
+	psem_test_stats_start();
+	spin_lock_irqsave(&sem->wq.lock, flags);
+	ret = psem_release(sem, 2);
+	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), 2 * PSEM_ONE);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 1, 0);
+
+	/* A holder of everything returns it with one exchange from zero. */
+	KUNIT_EXPECT_TRUE(test, psem_try_acquire(sem, 2));
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), 0L);
+	spin_lock_irqsave(&sem->wq.lock, flags);
+	ret = psem_release_all_held(sem, 2);
+	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 2, 0);
+
+	/* The positive-balance rule: zero means "maybe waiters", so lock. */
+	psem_set_zero_release(false);
+	KUNIT_EXPECT_EQ(test, psem_drain(sem, 5), 2L);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 1);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);	/* positive: fast */
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 3);
+	KUNIT_EXPECT_TRUE(test, psem_try_acquire(sem, 2));
+	KUNIT_EXPECT_EQ(test, psem_release_all_held(sem, 2), 0);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 2);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 2);
+}
+
+/*
+ * The bit is set when a waiter links, stays set (the word exactly
+ * PSEM_WAITERS) while it waits, sends releases to the lock, and is
+ * cleared by the release that serves the last waiter, in the same RMW
+ * that adds what is left.
+ */
+static void psem_test_bit_waiters(struct kunit *test)
+{
+	struct psem *sem = psem_test_sem(test, 1);
+	struct psem_test_thread *a, *b;
+
+	psem_test_stats_start();
+	a = psem_test_linked_waiter(test, sem, PSEM_TEST_ACQUIRE, 3, 1);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
+	b = psem_test_linked_waiter(test, sem, PSEM_TEST_ACQUIRE, 1, 2);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
+
+	/* Partial: a still needs 1; the bit stays, the balance zero. */
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 0, 1);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
+	KUNIT_EXPECT_FALSE(test, psem_try_acquire(sem, 1));
+	KUNIT_EXPECT_EQ(test, psem_drain(sem, 1), 0L);
+
+	/* Serves a, leaves b: the bit stays. */
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PSEM_TEST_EXPECT_RETURNS(test, a, 0);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
+	KUNIT_EXPECT_EQ(test, psem_test_nr_waiters(sem), 1U);
+
+	/* Serves b and adds the rest, clearing the bit in one RMW. */
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 4), 0);
+	PSEM_TEST_EXPECT_RETURNS(test, b, 0);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), 3 * PSEM_ONE);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 3);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_HANDOFF, 2);
+
+	/* Nobody waits again: lock-free. */
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 1);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 4);
+}
+
+/* A debt sets the bit too, and the release that pays it off clears it. */
+static void psem_test_bit_debt(struct kunit *test)
+{
+	struct psem *sem = psem_test_sem(test, 1);
+
+	psem_test_stats_start();
+	KUNIT_EXPECT_EQ(test, psem_reduce(sem, 3), 0);
+	KUNIT_EXPECT_EQ(test, psem_debt(sem), 2UL);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	KUNIT_EXPECT_EQ(test, psem_debt(sem), 1UL);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 3), 0);
+	KUNIT_EXPECT_EQ(test, psem_debt(sem), 0UL);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), 2 * PSEM_ONE);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 2);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
+
+	/* A reduce that the balance covers owes nothing: no bit. */
+	KUNIT_EXPECT_EQ(test, psem_reduce(sem, 2), 0);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), 0L);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 1);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
+}
+
+/*
+ * A waiter that gives up returns its partial grant and, as the last one,
+ * clears the bit; one that is not the last leaves it set.
+ */
+static void psem_test_bit_cancel(struct kunit *test)
+{
+	struct psem *sem = psem_test_sem(test, 0);
+	struct psem_test_thread *a, *b;
+
+	a = psem_test_linked_waiter(test, sem, PSEM_TEST_INTERRUPTIBLE, 3, 1);
+	b = psem_test_linked_waiter(test, sem, PSEM_TEST_INTERRUPTIBLE, 1, 2);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);	/* a needs 1 */
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
+
+	/* b is not the head and holds nothing: the bit stays for a. */
+	send_sig(SIGUSR1, b->task, 1);
+	PSEM_TEST_EXPECT_RETURNS(test, b, -EINTR);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
+
+	/* a gives its 2 back; nobody is left: bit cleared, 2 on the word. */
+	send_sig(SIGUSR1, a->task, 1);
+	PSEM_TEST_EXPECT_RETURNS(test, a, -EINTR);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), 2 * PSEM_ONE);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 2);
+}
+
+/* Per-caller warnings: a bad count in one place does not silence another. */
+static void psem_test_bit_warn_per_caller(struct kunit *test)
+{
+	struct psem *sem = psem_test_sem(test, 1);
+	u64 sites = psem_warn_site_count();
+	u64 refused = psem_warn_count();
+	int i;
+
+	psem_set_quiet_warnings(true);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, psem_release(sem, -1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, psem_warn_site_count() - sites, 1ULL);
+	KUNIT_EXPECT_EQ(test, psem_reduce(sem, -1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, psem_warn_site_count() - sites, 2ULL);
+	KUNIT_EXPECT_EQ(test, psem_warn_count() - refused, 4ULL);
+	psem_set_quiet_warnings(false);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
+}
+
+static struct kunit_case bit_cases[] = {
+	KUNIT_CASE(psem_test_bit_zero_release),
+	KUNIT_CASE(psem_test_bit_waiters),
+	KUNIT_CASE(psem_test_bit_debt),
+	KUNIT_CASE(psem_test_bit_cancel),
+	KUNIT_CASE(psem_test_bit_warn_per_caller),
+	{}
+};
+
+static struct kunit_suite bit_suite = {
+	.name		= "psem_bit",
+	.init		= psem_test_init,
+	.exit		= psem_test_exit,
+	.test_cases	= bit_cases,
+};
+
+kunit_test_suites(&bit_suite);
+
+MODULE_IMPORT_NS(PSEM_NS);
+MODULE_IMPORT_NS(PSEM_KNOBS_NS);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for psem's waiters bit");
