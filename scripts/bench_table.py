@@ -65,14 +65,18 @@ import sys
 
 HEADER = ["table", "cell", "threads", "gap", "variant", "median_ns", "min_ns",
           "max_ns", "rounds", "cpu_pct", "csw_per_1k", "insns_per_iter"]
-# psem's release rules (bench/psem_bench.c): locked = fast_release=0;
-# seed = lock-free only on a positive balance, flag off; seed+flag = the
+# psem's release rules (bench/psem_bench_cells.h): locked = always-locked,
+# fast_release=0;
+# positive-balance = lock-free only on a positive balance, flag off (the
+# rule of the original Rust pull request); positive-balance+flag = the
 # same with the contention flag; psem = the shipped defaults (lock-free
-# whenever nobody waits, flag on). Then the references.
-VARIANTS = ["locked", "seed", "seed+flag", "psem", "kernel", "floor"]
-PSEM_VARIANTS = ["locked", "seed", "seed+flag", "psem"]
-# Logs written before the waiters bit named the seed's two rules so.
-VARIANT_ALIASES = {"fast": "seed", "fast+flag": "seed+flag"}
+# whenever nobody waits, flag on: waiters-bit). Then the references.
+VARIANTS = ["locked", "positive-balance", "positive-balance+flag", "psem",
+            "kernel", "floor"]
+# Older logs named the positive-balance rules "seed" and "seed+flag" (and,
+# before the waiters bit, "fast" and "fast+flag").
+VARIANT_ALIASES = {"seed": "positive-balance", "seed+flag": "positive-balance+flag",
+                   "fast": "positive-balance", "fast+flag": "positive-balance+flag"}
 
 CONTENTION_LABELS = {
     "rwlock_read": "RwLock read",
@@ -251,9 +255,10 @@ def insns_section(ic):
 
 
 # The per-round speedups the wall-clock tables show: (A, B) is "A vs B".
-SPEEDUPS = (("seed", "locked"), ("seed+flag", "locked"), ("psem", "locked"),
-            ("psem", "seed"), ("psem", "seed+flag"), ("psem", "kernel"),
-            ("seed", "kernel"))
+SPEEDUPS = (("positive-balance", "locked"), ("positive-balance+flag", "locked"),
+            ("psem", "locked"), ("psem", "positive-balance"),
+            ("psem", "positive-balance+flag"), ("psem", "kernel"),
+            ("positive-balance", "kernel"))
 
 
 def wall_section(w, table, title):
@@ -463,8 +468,8 @@ def targets_section(w, ic):
         for (cell, n, gap) in w.cells("contention"):
             if n != 2:
                 continue
-            add_wall("wall: %s, psem vs seed" % label("contention", cell, n, gap),
-                     "contention", cell, n, gap, "psem", "seed", 0.95)
+            add_wall("wall: %s, psem vs positive-balance" % label("contention", cell, n, gap),
+                     "contention", cell, n, gap, "psem", "positive-balance", 0.95)
     return ("### Targets\n\nThe fast-path targets for variant `psem`. Instructions "
             "per iteration under `-icount` (deterministic), as absolute counts "
             "and as a cost against a reference (lower is better); wall-clock "
@@ -515,8 +520,9 @@ def write_rounds_csv(path, logs):
                         "%.2f" % r["vcsw"], "%.2f" % r["ivcsw"]])
 
 
-PLOT_COLORS = {"locked": "#7f7f7f", "seed": "#1f77b4", "seed+flag": "#2ca02c",
-               "psem": "#d62728", "kernel": "#ff7f0e", "sem_t": "#ff7f0e",
+PLOT_COLORS = {"locked": "#7f7f7f", "positive-balance": "#1f77b4",
+               "positive-balance+flag": "#2ca02c", "psem": "#d62728",
+               "kernel": "#ff7f0e", "sem_t": "#ff7f0e",
                "pthread": "#9467bd", "condvar": "#8c564b", "floor": "#000000"}
 SHORT_LABELS = {
     "rwlock_read": "rw read", "rwlock_read_held_across_gap": "rw held",
@@ -606,8 +612,8 @@ def md_to_rst(md):
 # --native: the native harness (tools/psem-user/native/bench_native.c)
 # ------------------------------------------------------------------
 
-NATIVE_VARIANTS = ["locked", "seed", "seed+flag", "psem", "sem_t", "pthread",
-            "condvar", "floor"]
+NATIVE_VARIANTS = ["locked", "positive-balance", "positive-balance+flag", "psem",
+                   "sem_t", "pthread", "condvar", "floor"]
 # What each reference is, per cell (bench_native.c's loops).
 REFERENCE = {
     "rwlock_read": "pthread_rwlock rdlock+unlock",
@@ -626,8 +632,8 @@ REFERENCE = {
 }
 INSNS = re.compile(r"psem_bench: insns,(.*)$")
 
-# The seed's headline ratios (main / PR, Linux, Hygon): the cells the
-# second native target names, with the seed's figures.
+# The pull request's headline ratios (main / PR, Linux, Hygon): the cells
+# the second native target names, with the pull request's figures.
 HEADLINES = (
     ("single", "try_acquire_release_with_spare_permits", 1, "none",
      "spare-permit try+release", 58.3, 20.2),
@@ -637,9 +643,9 @@ HEADLINES = (
     ("contention", "semaphore_64_take_2", 2, "none",
      "Semaphore 64 take 2, 2 threads", 277.8, 168.9),
 )
-# The rest of the seed's Linux table (main, PR, +flag) where a native cell
+# The rest of the pull request's Linux table (main, PR, +flag) where a native cell
 # matches it.
-SEED_LINUX = {
+PR_LINUX = {
     ("contention", "rwlock_read", 2, "none"): (268.1, 141.3, 141.8),
     ("contention", "rwlock_read", 4, "none"): (916.7, 423.7, 470.6),
     ("contention", "rwlock_read", 8, "none"): (2486, 999, 997),
@@ -762,16 +768,16 @@ def native_insns_section(log):
             + md_table(["row"] + vs, rows) + "\n")
 
 
-def native_seed_section(log):
+def native_pr_section(log):
     rows = []
-    for key, (main, pr, flag) in SEED_LINUX.items():
+    for key, (main, pr, flag) in PR_LINUX.items():
         t, cell, n, gap = key
         got = {v: log.value(t, cell, n, gap, v) for v in PSEM_RULES}
         if not got["locked"]:
             continue
         kp = key + ("psem",)
         sp = log.key_speedup(kp, key + ("locked",))
-        ss = log.key_speedup(key + ("seed",), key + ("locked",))
+        ss = log.key_speedup(key + ("positive-balance",), key + ("locked",))
         rows.append([label(t, cell, n, gap),
                      "%s / %s / %s" % (fmt(main), fmt(pr), fmt(flag)),
                      "%.2f" % (main / pr),
@@ -781,16 +787,18 @@ def native_seed_section(log):
                      "" if sp is None else "%.2f" % sp[0]])
     if not rows:
         return ""
-    return ("### Beside the seed's Linux figures (Hygon C86 7360)\n\n"
-            "The seed's ns per iteration for main / PR / +flag, its ratio main / PR, "
-            "and this run's medians for locked / seed / seed+flag / psem with the "
-            "median per-round speedups seed vs locked and psem vs locked.\n\n"
-            + md_table(["cell", "seed: main / PR / +flag (ns)", "seed main/PR",
-                           "native: locked / seed / seed+flag / psem (ns)",
-                           "native seed vs locked", "native psem vs locked"], rows) + "\n")
+    return ("### Beside the pull request's Linux figures (Hygon C86 7360)\n\n"
+            "The pull request's ns per iteration for main / PR / +flag, its ratio "
+            "main / PR, and this run's medians for locked / positive-balance / "
+            "positive-balance+flag / psem with the median per-round speedups "
+            "positive-balance vs locked and psem vs locked.\n\n"
+            + md_table(["cell", "PR: main / PR / +flag (ns)", "PR main/PR",
+                        "native: locked / positive-balance / positive-balance+flag / "
+                        "psem (ns)", "native positive-balance vs locked",
+                        "native psem vs locked"], rows) + "\n")
 
 
-PSEM_RULES = ["locked", "seed", "seed+flag", "psem"]
+PSEM_RULES = ["locked", "positive-balance", "positive-balance+flag", "psem"]
 
 
 def native_load_tcg(path):
@@ -801,7 +809,8 @@ def native_load_tcg(path):
         for r in csv.DictReader(f):
             if r["clock"] != "wall":
                 continue
-            key = (r["table"], r["cell"], int(r["threads"]), r["gap"], r["variant"])
+            key = (r["table"], r["cell"], int(r["threads"]), r["gap"],
+                   VARIANT_ALIASES.get(r["variant"], r["variant"]))
             out[key][int(r["round"])] = float(r["ns_per_iter"])
     return out
 
@@ -812,8 +821,8 @@ def native_tcg_speedup(tcg, key, a, b):
     return statistics.median(r) if r else None
 
 
-TCG_PAIRS = (("psem", "locked"), ("seed", "locked"), ("seed+flag", "locked"),
-             ("psem", "seed"))
+TCG_PAIRS = (("psem", "locked"), ("positive-balance", "locked"),
+             ("positive-balance+flag", "locked"), ("psem", "positive-balance"))
 
 
 def native_tcg_section(log, tcg, name):
@@ -865,15 +874,16 @@ def native_targets_section(log):
                      "**missed** by %s" % ("%.1f%%" % miss if miss >= 0.1
                                            else "less than 0.1%")])
 
-    # 1. psem at least as fast as seed in every cell.
+    # 1. psem at least as fast as positive-balance in every cell.
     for t in ("single", "contention"):
         for (cell, n, gap) in log.cells(t):
-            if log.value(t, cell, n, gap, "seed"):
-                add("psem vs seed: %s" % label(t, cell, n, gap),
-                    (t, cell, n, gap), "psem", "seed", 1.0)
-    # 2. psem vs locked by at least the seed's ratios in its four headline cells.
+            if log.value(t, cell, n, gap, "positive-balance"):
+                add("psem vs positive-balance: %s" % label(t, cell, n, gap),
+                    (t, cell, n, gap), "psem", "positive-balance", 1.0)
+    # 2. psem vs locked by at least the pull request's ratios in its four
+    # headline cells.
     for (t, cell, n, gap, what, main, pr) in HEADLINES:
-        add("psem vs locked: %s (the seed's main/PR %.2f×)" % (what, main / pr),
+        add("psem vs locked: %s (the PR's main/PR %.2f×)" % (what, main / pr),
             (t, cell, n, gap), "psem", "locked", round(main / pr, 2))
     # 3. single-permit try+release within 1.2x of sem_trywait+sem_post, and no
     # worse than sem_t at 2 threads (the semaphore contention cells).
@@ -925,7 +935,7 @@ def native_report(a):
     parts.append(native_ns_section(log, "single", "Single-thread rows"))
     parts.append(native_insns_section(log))
     parts.append(native_ns_section(log, "contention", "Contention"))
-    parts.append(native_seed_section(log))
+    parts.append(native_pr_section(log))
     if a.tcg:
         parts.append(native_tcg_section(log, native_load_tcg(a.tcg),
                                         os.path.basename(a.tcg)))
