@@ -63,6 +63,7 @@ import re
 import statistics
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in bench/
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "bench"))
 from psem_bench_cells import (  # noqa: E402  (the cells' names, bench/)
