@@ -5,10 +5,11 @@
  * side with the kernel's own semaphore, rw_semaphore and mutex, all in one
  * boot; and the release-to-grant latency table.
  *
- * The cells, psem's loops and the round runner are bench/psem_bench_cells.h,
- * shared with the native benchmark (tools/psem-user/native/bench_native.c);
- * this file is the kernel's environment: its references, kthreads, clocks,
- * module parameters and the latency table.
+ * The cells, psem's loops and the round runner are psem_bench_cells.h and
+ * psem_bench_loops.h, shared with the native benchmark
+ * (tools/psem-user/native/bench_native.c); this file is the kernel's
+ * environment: its references, kthreads, clocks and module parameters, and
+ * the latency table (psem_bench_latency.h).
  *
  * Loading the module runs the benchmark selected by its parameters in the
  * context of insmod and prints one line per measurement to the kernel log;

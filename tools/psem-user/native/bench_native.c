@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bench_native: the contention probe and single-thread rows of the original
- * Rust pull request on this machine's real cores, with the unmodified kmod/ sources built against
- * the userspace shim, for psem's four release rules side by side with the
- * primitives a userspace developer would pick instead: glibc's sem_t,
- * pthread_rwlock and pthread_mutex, a textbook mutex+condvar counting
- * semaphore, and the floor (a bare compare-exchange pair). The cells, psem's
- * loops and the round runner are bench/psem_bench_cells.h and
- * psem_bench_loops.h, shared with bench/psem_bench.c; this file is the
- * native environment (its references, threads, clocks and options). It
- * prints the kernel benchmark's records, which scripts/bench_table.py reads:
+ * Rust pull request on this machine's real cores, with the unmodified kmod/
+ * sources built against the userspace shim, for psem's four release rules
+ * side by side with the primitives a userspace developer would pick
+ * instead: glibc's sem_t, pthread_rwlock and pthread_mutex, a textbook
+ * mutex+condvar counting semaphore, and the floor (a bare compare-exchange
+ * pair). The cells, psem's loops and the round runner are
+ * bench/psem_bench_cells.h and psem_bench_loops.h, shared with
+ * bench/psem_bench.c; this file is the native environment (its references,
+ * options and output; its threads are bench_native_workers.h). It prints
+ * the kernel benchmark's records, which scripts/bench_table.py --native
+ * reads:
  *
  *   psem_bench: begin,key=value,...
  *   psem_bench: round,TABLE,CELL,THREADS,GAP,VARIANT,ROUND,NS,CPU_PCT,VCSW_1K,IVCSW_1K
@@ -25,7 +27,7 @@
  * @iters iterations on one primitive, timed with CLOCK_MONOTONIC. The
  * value of a round is the mean over the threads of their ns per iteration.
  * Variants are interleaved within each round; psem's are switched with its
- * knobs (tools/psem-user/psem_knobs_user.c) between measurements, never
+ * switches (psem_knobs.h, as in the kernel) between measurements, never
  * during one. Every measurement gets freshly initialised primitives,
  * checked afterwards (each back to its initial count, nothing held, no
  * failed try): a mismatch fails the run.
