@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * psem_bench: the seed's contention probe and single-thread rows, in the
- * kernel, for psem's four release rules side by side with the kernel's own
- * semaphore, rw_semaphore and mutex, all in one boot.
+ * psem_bench: the contention probe and single-thread rows of the original
+ * Rust pull request, in the kernel, for psem's four release rules side by
+ * side with the kernel's own semaphore, rw_semaphore and mutex, all in one
+ * boot; and the release-to-grant latency table.
+ *
+ * The cells, psem's loops and the round runner are psem_bench_cells.h and
+ * psem_bench_loops.h, shared with the native benchmark
+ * (tools/psem-user/native/bench_native.c); this file is the kernel's
+ * environment: its references, kthreads, clocks and module parameters, and
+ * the latency table (psem_bench_latency.h).
  *
  * Loading the module runs the benchmark selected by its parameters in the
  * context of insmod and prints one line per measurement to the kernel log;
@@ -10,7 +17,7 @@
  * load it on a machine doing real work: it occupies every CPU it is given.
  *
  *   insmod psem_bench.ko table=contention cells=rwlock_read threads=2 \
- *          gaps=none,short variants=locked,seed,seed+flag,psem,kernel \
+ *          gaps=none,short variants=locked,positive-balance,psem,kernel \
  *          iters=200000 rounds=15
  *
  * Method. A measurement runs N kthreads, each bound to its own online CPU.
@@ -71,12 +78,19 @@
 #include "psem_pool.h"
 #include "psem_rwlock.h"
 
-/* Limits on the parameters, so that every buffer below is bounded. */
-#define BENCH_MAX_ROUNDS	1000
+/* The environment layer of psem_bench_cells.h (see there). */
+#define BENCH_NR_REFS		1
+static const char *const bench_ref_names[BENCH_NR_REFS] = { "kernel" };
+#define BENCH_HAVE_LATENCY
+#include "psem_bench_cells.h"
+
+/* struct semaphore, rw_semaphore or mutex */
+#define V_KERNEL		V_REFS
+
 #define BENCH_MAX_THREAD_SETS	8
-#define BENCH_POOL_CAP		8
-#define BENCH_SPARE_PERMITS	8
 #define BENCH_MAX_GRANTS	100000
+#define BENCH_FLOOR_CONTENTION	false
+#define BENCH_CPUS_WHAT		"online CPUs"
 
 static char *table = "all";
 module_param(table, charp, 0444);
@@ -99,7 +113,7 @@ MODULE_PARM_DESC(gaps, "comma-separated gaps for contention cells: none,short,lo
 static char *variants = "all";
 module_param(variants, charp, 0444);
 MODULE_PARM_DESC(variants,
-		 "comma-separated: locked,seed,seed+flag,psem,kernel,floor, or all");
+		 "comma-separated: locked,positive-balance,positive-balance+flag,psem,kernel,floor, or all");
 
 static unsigned int iters = 200000;
 module_param(iters, uint, 0444);
@@ -160,48 +174,9 @@ struct bench_obj {
 	atomic_long_t		word ____cacheline_aligned_in_smp;
 	atomic_t		errors ____cacheline_aligned_in_smp;
 	unsigned long		pool_items[BENCH_POOL_CAP];
-	long			permits;
+	long			permits;	/* psem's and ksem's */
+	long			count;		/* the floor's word */
 };
-
-/*
- * The gap: a chain of dependent multiply-adds between a release and the
- * next acquire (or, in the held cell, inside the read section).
- * OPTIMIZER_HIDE_VAR() keeps every step opaque, so the compiler can neither
- * fold the chain nor overlap it with the lock operations around it.
- */
-static noinline u64 bench_gap(u64 x, unsigned int steps)
-{
-	unsigned int i;
-
-	for (i = 0; i < steps; i++) {
-		x = x * 0x5851f42d4c957f2dULL + 0x14057b7ef767814fULL;
-		OPTIMIZER_HIDE_VAR(x);
-	}
-	return x;
-}
-
-/*
- * The floor: the least an acquire/release pair can cost, a bare
- * compare-exchange pair on one word, each out of line as psem's calls are.
- */
-static noinline bool floor_acquire(atomic_long_t *w)
-{
-	long cur = atomic_long_read(w);
-
-	do {
-		if (cur < 1)
-			return false;
-	} while (!atomic_long_try_cmpxchg_acquire(w, &cur, cur - 1));
-	return true;
-}
-
-static noinline void floor_release(atomic_long_t *w)
-{
-	long cur = atomic_long_read(w);
-
-	while (!atomic_long_try_cmpxchg_release(w, &cur, cur + 1))
-		;
-}
 
 static void *kpool_get(struct bench_kpool *p)
 {
@@ -222,32 +197,30 @@ static void kpool_put(struct bench_kpool *p, void *obj)
 	up(&p->sem);
 }
 
+/* Per-measurement figures, fixed point: ns and per-1k counts times 100. */
+#define bench_val_t		u64
+
+struct bench_sample {
+	u64	ns;
+	u64	cpu_pct;
+	u64	vcsw_1k;
+	u64	ivcsw_1k;
+};
+
+#define bench_info(fmt, ...)	pr_info(fmt, ##__VA_ARGS__)
+#define bench_err(fmt, ...)	pr_err(fmt, ##__VA_ARGS__)
+#define bench_calloc(n, size)	kcalloc(n, size, GFP_KERNEL)
+#define bench_free(p)		kfree(p)
+#define bench_strdup(s)		kstrdup(s, GFP_KERNEL)
+#define bench_trim(s)		strim(s)
+#define bench_parse_uint(s, n)	kstrtouint(s, 10, n)
+#define bench_nr_cpus()		num_online_cpus()
+
+#include "psem_bench_loops.h"
+
 /* ------------------------------------------------------------------ */
-/* Loops: one per cell and implementation                             */
+/* The kernel's references: one loop per operation                    */
 /* ------------------------------------------------------------------ */
-
-enum bench_impl { IMPL_PSEM, IMPL_KERNEL, IMPL_FLOOR, NR_IMPL };
-
-typedef u64 (*bench_loop_t)(struct bench_obj *o, unsigned int n,
-			    unsigned int steps, u64 x);
-
-/* No call at all for a gap of none. */
-static __always_inline u64 bench_maybe_gap(u64 x, unsigned int steps)
-{
-	return steps ? bench_gap(x, steps) : x;
-}
-
-/* contention: rwlock_read */
-static u64 loop_rw_read_psem(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	while (n--) {
-		psem_read_lock(&o->rw);
-		psem_read_unlock(&o->rw);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
 
 static u64 loop_rw_read_kernel(struct bench_obj *o, unsigned int n,
 			       unsigned int steps, u64 x)
@@ -256,18 +229,6 @@ static u64 loop_rw_read_kernel(struct bench_obj *o, unsigned int n,
 		down_read(&o->krw);
 		up_read(&o->krw);
 		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-/* contention: rwlock_read_held_across_gap */
-static u64 loop_rw_held_psem(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	while (n--) {
-		psem_read_lock(&o->rw);
-		x = bench_maybe_gap(x, steps);
-		psem_read_unlock(&o->rw);
 	}
 	return x;
 }
@@ -283,25 +244,9 @@ static u64 loop_rw_held_kernel(struct bench_obj *o, unsigned int n,
 	return x;
 }
 
-/* contention: semaphore_64_take_2 */
-static u64 loop_sem_take2_psem(struct bench_obj *o, unsigned int n,
-			       unsigned int steps, u64 x)
-{
-	while (n--) {
-		/* An open psem of enough permits: it cannot fail (counted). */
-		if (unlikely(psem_acquire(&o->sem, 2))) {
-			atomic_inc(&o->errors);
-			continue;
-		}
-		psem_release(&o->sem, 2);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
 /* struct semaphore takes one permit per down(): two of them take two. */
-static u64 loop_sem_take2_kernel(struct bench_obj *o, unsigned int n,
-				 unsigned int steps, u64 x)
+static u64 loop_take2_kernel(struct bench_obj *o, unsigned int n,
+			     unsigned int steps, u64 x)
 {
 	while (n--) {
 		down(&o->ksem);
@@ -313,24 +258,8 @@ static u64 loop_sem_take2_kernel(struct bench_obj *o, unsigned int n,
 	return x;
 }
 
-/* contention: semaphore_2_take_1 */
-static u64 loop_sem_take1_psem(struct bench_obj *o, unsigned int n,
-			       unsigned int steps, u64 x)
-{
-	while (n--) {
-		/* An open psem of enough permits: it cannot fail (counted). */
-		if (unlikely(psem_acquire(&o->sem, 1))) {
-			atomic_inc(&o->errors);
-			continue;
-		}
-		psem_release(&o->sem, 1);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-static u64 loop_sem_take1_kernel(struct bench_obj *o, unsigned int n,
-				 unsigned int steps, u64 x)
+static u64 loop_take1_kernel(struct bench_obj *o, unsigned int n,
+			     unsigned int steps, u64 x)
 {
 	while (n--) {
 		down(&o->ksem);
@@ -340,26 +269,7 @@ static u64 loop_sem_take1_kernel(struct bench_obj *o, unsigned int n,
 	return x;
 }
 
-/* single: read_reuse (same loops as rwlock_read, no gap) */
-
-/* single: eight_reads_then_one_write */
-static u64 loop_8r1w_psem(struct bench_obj *o, unsigned int n,
-			  unsigned int steps, u64 x)
-{
-	int i;
-
-	while (n--) {
-		for (i = 0; i < 8; i++)
-			psem_read_lock(&o->rw);
-		for (i = 0; i < 8; i++)
-			psem_read_unlock(&o->rw);
-		psem_write_lock(&o->rw);
-		psem_write_unlock(&o->rw);
-	}
-	return x;
-}
-
-static u64 loop_8r1w_kernel(struct bench_obj *o, unsigned int n,
+static u64 loop_r8w1_kernel(struct bench_obj *o, unsigned int n,
 			    unsigned int steps, u64 x)
 {
 	int i;
@@ -375,17 +285,6 @@ static u64 loop_8r1w_kernel(struct bench_obj *o, unsigned int n,
 	return x;
 }
 
-/* single: rwlock::write::uncontended */
-static u64 loop_write_psem(struct bench_obj *o, unsigned int n,
-			   unsigned int steps, u64 x)
-{
-	while (n--) {
-		psem_write_lock(&o->rw);
-		psem_write_unlock(&o->rw);
-	}
-	return x;
-}
-
 static u64 loop_write_kernel(struct bench_obj *o, unsigned int n,
 			     unsigned int steps, u64 x)
 {
@@ -396,63 +295,15 @@ static u64 loop_write_kernel(struct bench_obj *o, unsigned int n,
 	return x;
 }
 
-/*
- * single: semaphore::acquire::acquire_release, one permit: the same loops
- * as semaphore_2_take_1 (psem_acquire + psem_release against down + up),
- * on a semaphore of one, so that every release finds a zero balance.
- */
-
-/*
- * single: try_acquire_release_with_spare_permits and try_acquire_release;
- * the semaphore's initial permits make the difference.
- */
-static u64 loop_try_psem(struct bench_obj *o, unsigned int n,
-			 unsigned int steps, u64 x)
-{
-	while (n--) {
-		if (unlikely(!psem_try_acquire(&o->sem, 1))) {
-			atomic_inc(&o->errors);
-			continue;
-		}
-		psem_release(&o->sem, 1);
-	}
-	return x;
-}
-
 static u64 loop_try_kernel(struct bench_obj *o, unsigned int n,
 			   unsigned int steps, u64 x)
 {
 	while (n--) {
 		if (unlikely(down_trylock(&o->ksem))) {
-			atomic_inc(&o->errors);
+			bench_error(o);
 			continue;
 		}
 		up(&o->ksem);
-	}
-	return x;
-}
-
-static u64 loop_try_floor(struct bench_obj *o, unsigned int n,
-			  unsigned int steps, u64 x)
-{
-	while (n--) {
-		if (unlikely(!floor_acquire(&o->word))) {
-			atomic_inc(&o->errors);
-			continue;
-		}
-		floor_release(&o->word);
-	}
-	return x;
-}
-
-/* single: bounded_warm_get_and_return_with_spare_capacity */
-static u64 loop_pool_psem(struct bench_obj *o, unsigned int n,
-			  unsigned int steps, u64 x)
-{
-	while (n--) {
-		void *obj = psem_pool_get(&o->pool);
-
-		psem_pool_put(&o->pool, obj);
 	}
 	return x;
 }
@@ -468,17 +319,6 @@ static u64 loop_pool_kernel(struct bench_obj *o, unsigned int n,
 	return x;
 }
 
-/* single: uncontended_reuse (mutex) */
-static u64 loop_mutex_psem(struct bench_obj *o, unsigned int n,
-			   unsigned int steps, u64 x)
-{
-	while (n--) {
-		psem_mutex_lock(&o->mx);
-		psem_mutex_unlock(&o->mx);
-	}
-	return x;
-}
-
 static u64 loop_mutex_kernel(struct bench_obj *o, unsigned int n,
 			     unsigned int steps, u64 x)
 {
@@ -489,154 +329,28 @@ static u64 loop_mutex_kernel(struct bench_obj *o, unsigned int n,
 	return x;
 }
 
-/* ------------------------------------------------------------------ */
-/* Cells and variants                                                 */
-/* ------------------------------------------------------------------ */
-
-enum bench_table { T_CONTENTION, T_SINGLE, T_LATENCY, NR_TABLES };
-
-static const char *const table_names[NR_TABLES] = {
-	[T_CONTENTION]	= "contention",
-	[T_SINGLE]	= "single",
-	[T_LATENCY]	= "latency",
+static const bench_loop_t kernel_loops[NR_OPS] = {
+	[OP_RW_READ]	= loop_rw_read_kernel,
+	[OP_RW_HELD]	= loop_rw_held_kernel,
+	[OP_TAKE2]	= loop_take2_kernel,
+	[OP_TAKE1]	= loop_take1_kernel,
+	[OP_R8W1]	= loop_r8w1_kernel,
+	[OP_WRITE]	= loop_write_kernel,
+	[OP_TRY]	= loop_try_kernel,
+	[OP_POOL]	= loop_pool_kernel,
+	[OP_MUTEX]	= loop_mutex_kernel,
 };
 
-enum bench_gap_kind { G_NONE, G_SHORT, G_LONG, NR_GAPS };
-
-static const char *const gap_names[NR_GAPS] = {
-	[G_NONE]	= "none",
-	[G_SHORT]	= "short",
-	[G_LONG]	= "long",
-};
-
-/*
- * psem's release rules, selected with its switches (psem_knobs.h):
- *   locked     fast_release=0: every release takes the queue lock
- *   seed       fast_release=1, zero_release=0, contention_flag=0: lock-free
- *              only on a positive balance (the seed's first commit)
- *   seed+flag  the same with the contention flag (the seed's second commit)
- *   psem       the shipped defaults, fast_release=1, zero_release=1,
- *              contention_flag=1: lock-free whenever nobody waits
- * and the references:
- *   kernel     struct semaphore, rw_semaphore or mutex doing the same job
- *   floor      a bare compare-exchange pair
- */
-enum bench_variant {
-	V_LOCKED, V_SEED, V_SEED_FLAG, V_PSEM, V_KERNEL, V_FLOOR, NR_VARIANTS
-};
-
-static const char *const variant_names[NR_VARIANTS] = {
-	[V_LOCKED]	= "locked",
-	[V_SEED]	= "seed",
-	[V_SEED_FLAG]	= "seed+flag",
-	[V_PSEM]	= "psem",
-	[V_KERNEL]	= "kernel",
-	[V_FLOOR]	= "floor",
-};
-
-/**
- * struct bench_cell - one row of the seed's tables
- * @name:      the cell's name in the CSV
- * @table:     contention (N threads, gaps) or single (one thread, no gap)
- * @permits:   the initial permits of the psem and struct semaphore
- * @needs_gap: a gap of "none" makes no sense (the gap is the held section)
- * @loop:      the loop per implementation; NULL where it has none
- */
-struct bench_cell {
-	const char	*name;
-	enum bench_table table;
-	long		permits;
-	bool		needs_gap;
-	bench_loop_t	loop[NR_IMPL];
-};
-
-static const struct bench_cell bench_cells[] = {
-	{ "rwlock_read", T_CONTENTION, 0, false,
-	  { loop_rw_read_psem, loop_rw_read_kernel } },
-	{ "rwlock_read_held_across_gap", T_CONTENTION, 0, true,
-	  { loop_rw_held_psem, loop_rw_held_kernel } },
-	{ "semaphore_64_take_2", T_CONTENTION, 64, false,
-	  { loop_sem_take2_psem, loop_sem_take2_kernel } },
-	{ "semaphore_2_take_1", T_CONTENTION, 2, false,
-	  { loop_sem_take1_psem, loop_sem_take1_kernel } },
-	{ "read_reuse", T_SINGLE, 0, false,
-	  { loop_rw_read_psem, loop_rw_read_kernel } },
-	{ "eight_reads_then_one_write", T_SINGLE, 0, false,
-	  { loop_8r1w_psem, loop_8r1w_kernel } },
-	{ "uncontended", T_SINGLE, 0, false,
-	  { loop_write_psem, loop_write_kernel } },
-	{ "try_acquire_release_with_spare_permits", T_SINGLE,
-	  BENCH_SPARE_PERMITS, false,
-	  { loop_try_psem, loop_try_kernel, loop_try_floor } },
-	{ "try_acquire_release", T_SINGLE, 1, false,
-	  { loop_try_psem, loop_try_kernel } },
-	{ "acquire_release", T_SINGLE, 1, false,
-	  { loop_sem_take1_psem, loop_sem_take1_kernel } },
-	{ "bounded_warm_get_and_return_with_spare_capacity", T_SINGLE, 0,
-	  false, { loop_pool_psem, loop_pool_kernel } },
-	{ "uncontended_reuse", T_SINGLE, 0, false,
-	  { loop_mutex_psem, loop_mutex_kernel } },
-	/* The release-to-grant latency (bench_latency_run(), no loops). */
-	{ "release_to_grant_async", T_LATENCY, 0, false, { NULL } },
-	{ "release_to_grant_sleeping", T_LATENCY, 0, false, { NULL } },
-	{ "release_to_grant_hardirq", T_LATENCY, 0, false, { NULL } },
-};
-
-#define NR_CELLS ARRAY_SIZE(bench_cells)
-
-static enum bench_impl variant_impl(enum bench_variant v)
+static bench_loop_t bench_ref_loop(enum bench_op op, int impl)
 {
-	switch (v) {
-	case V_KERNEL:
-		return IMPL_KERNEL;
-	case V_FLOOR:
-		return IMPL_FLOOR;
-	default:
-		return IMPL_PSEM;
-	}
-}
-
-/* Sets psem's static keys for @v; a no-op for the non-psem variants. */
-static void variant_apply(enum bench_variant v)
-{
-	switch (v) {
-	case V_LOCKED:
-		psem_set_fast_release(false);
-		psem_set_zero_release(false);
-		psem_set_contention_flag(false);
-		break;
-	case V_SEED:
-		psem_set_fast_release(true);
-		psem_set_zero_release(false);
-		psem_set_contention_flag(false);
-		break;
-	case V_SEED_FLAG:
-		psem_set_fast_release(true);
-		psem_set_zero_release(false);
-		psem_set_contention_flag(true);
-		break;
-	case V_PSEM:
-		psem_set_fast_release(true);
-		psem_set_zero_release(true);
-		psem_set_contention_flag(true);
-		break;
-	default:
-		break;
-	}
+	return impl == V_KERNEL - V_PSEM ? kernel_loops[op] : NULL;
 }
 
 static int bench_obj_init(struct bench_obj *o, const struct bench_cell *c)
 {
-	void *objs[BENCH_POOL_CAP];
 	int i, ret;
 
-	o->permits = c->permits;
-	psem_init(&o->sem, c->permits);
-	psem_rwlock_init(&o->rw);
-	psem_mutex_init(&o->mx);
-	for (i = 0; i < BENCH_POOL_CAP; i++)
-		objs[i] = &o->pool_items[i];
-	ret = psem_pool_init(&o->pool, objs, BENCH_POOL_CAP, GFP_KERNEL);
+	ret = bench_psem_init(o, c);
 	if (ret)
 		return ret;
 	sema_init(&o->ksem, c->permits);
@@ -647,12 +361,9 @@ static int bench_obj_init(struct bench_obj *o, const struct bench_cell *c)
 	o->kpool.nr = BENCH_POOL_CAP;
 	for (i = 0; i < BENCH_POOL_CAP; i++)
 		o->kpool.obj[i] = &o->pool_items[i];
-	atomic_long_set(&o->word, BENCH_SPARE_PERMITS);
-	atomic_set(&o->errors, 0);
 	return 0;
 }
 
-/* Every primitive must be back where it started, or the run is void. */
 /*
  * Whether struct semaphore @s holds exactly @permits, through its API
  * only (its fields changed shape in 7.1): take what down_trylock() gives,
@@ -673,27 +384,17 @@ static bool bench_ksem_full(struct semaphore *s, long permits)
 	return got == permits && !extra;
 }
 
+/* Every primitive must be back where it started, or the run is void. */
 static int bench_obj_check(struct bench_obj *o, const struct bench_cell *c)
 {
-	int bad = atomic_read(&o->errors);
+	int bad = bench_psem_check(o);
 
-	if (psem_available(&o->sem) != o->permits)
-		bad++;
-	if (psem_available(&o->rw.sem) != PSEM_RWLOCK_MAX_READERS)
-		bad++;
-	if (psem_mutex_is_locked(&o->mx))
-		bad++;
-	if (psem_available(&o->pool.sem) != BENCH_POOL_CAP)
-		bad++;
 	if (!bench_ksem_full(&o->ksem, o->permits) || rwsem_is_locked(&o->krw) ||
 	    mutex_is_locked(&o->kmx) || o->kpool.nr != BENCH_POOL_CAP)
-		bad++;
-	if (atomic_long_read(&o->word) != BENCH_SPARE_PERMITS)
 		bad++;
 	if (bad)
 		pr_err("%s: %d failed operations or primitives left held\n",
 		       c->name, bad);
-	psem_pool_destroy(&o->pool);
 	return bad ? -EIO : 0;
 }
 
@@ -787,14 +488,6 @@ static int bench_cpu(unsigned int i, unsigned int n)
 	return -1;
 }
 
-/* Per-measurement figures, fixed point: ns and per-1k counts times 100. */
-struct bench_sample {
-	u64	ns_x100;
-	u64	cpu_pct_x100;
-	u64	vcsw_1k_x100;
-	u64	ivcsw_1k_x100;
-};
-
 static int bench_measure(const struct bench_cell *c, enum bench_variant v,
 			 unsigned int nthreads, unsigned int n,
 			 unsigned int steps, struct bench_sample *s)
@@ -816,7 +509,7 @@ static int bench_measure(const struct bench_cell *c, enum bench_variant v,
 		goto out_free;
 
 	run->obj = o;
-	run->loop = c->loop[variant_impl(v)];
+	run->loop = bench_loop(c, v);
 	run->nthreads = nthreads;
 	run->iters = n;
 	run->steps = steps;
@@ -866,10 +559,10 @@ static int bench_measure(const struct bench_cell *c, enum bench_variant v,
 		sink ^= t->sink;
 	}
 	/* Means over the threads. */
-	s->ns_x100 = div64_u64(ns * 100, (u64)n * nthreads);
-	s->cpu_pct_x100 = win ? div64_u64(cpu * 10000, win) : 0;
-	s->vcsw_1k_x100 = div64_u64(nv * 100000, (u64)n * nthreads);
-	s->ivcsw_1k_x100 = div64_u64(niv * 100000, (u64)n * nthreads);
+	s->ns = div64_u64(ns * 100, (u64)n * nthreads);
+	s->cpu_pct = win ? div64_u64(cpu * 10000, win) : 0;
+	s->vcsw_1k = div64_u64(nv * 100000, (u64)n * nthreads);
+	s->ivcsw_1k = div64_u64(niv * 100000, (u64)n * nthreads);
 	/* Keep the gap chains alive: their results reach memory. */
 	WRITE_ONCE(bench_sink, sink);
 out_obj:
@@ -882,152 +575,7 @@ out_free:
 }
 
 /* ------------------------------------------------------------------ */
-/* Parameters                                                         */
-/* ------------------------------------------------------------------ */
-
-static unsigned long sel_cells;		/* bit per bench_cells[] entry */
-static unsigned long sel_gaps;		/* bit per bench_gap_kind */
-static unsigned long sel_variants;	/* bit per bench_variant */
-static unsigned int sel_threads[BENCH_MAX_THREAD_SETS];
-static unsigned int nr_sel_threads;
-static bool sel_table[NR_TABLES];
-
-static int name_index(const char *s, const char *const *names, int nr)
-{
-	int i;
-
-	for (i = 0; i < nr; i++)
-		if (names[i] && !strcmp(s, names[i]))
-			return i;
-	return -1;
-}
-
-/*
- * Parses a comma-separated list of names into a bit mask. "all" selects
- * every name. Returns -EINVAL, with a message, for an unknown name.
- */
-static int parse_names(const char *param, const char *list,
-		       const char *const *names, int nr, unsigned long *mask)
-{
-	char *buf, *p, *tok;
-	int ret = 0;
-
-	buf = kstrdup(list, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	*mask = 0;
-	p = buf;
-	while ((tok = strsep(&p, ",")) != NULL) {
-		int i;
-
-		tok = strim(tok);
-		if (!*tok)
-			continue;
-		if (!strcmp(tok, "all")) {
-			*mask |= GENMASK(nr - 1, 0);
-			continue;
-		}
-		i = name_index(tok, names, nr);
-		if (i < 0) {
-			pr_err("unknown %s '%s'\n", param, tok);
-			ret = -EINVAL;
-			break;
-		}
-		*mask |= BIT(i);
-	}
-	if (!ret && !*mask) {
-		pr_err("%s selects nothing\n", param);
-		ret = -EINVAL;
-	}
-	kfree(buf);
-	return ret;
-}
-
-static int parse_threads(void)
-{
-	char *buf, *p, *tok;
-	int ret = 0;
-
-	buf = kstrdup(threads, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	nr_sel_threads = 0;
-	p = buf;
-	while ((tok = strsep(&p, ",")) != NULL) {
-		unsigned int n;
-
-		tok = strim(tok);
-		if (!*tok)
-			continue;
-		if (kstrtouint(tok, 10, &n) || !n) {
-			pr_err("threads: '%s' is not a positive number\n", tok);
-			ret = -EINVAL;
-			break;
-		}
-		if (n > num_online_cpus()) {
-			pr_err("threads=%u exceeds the %u online CPUs: each thread needs its own CPU\n",
-			       n, num_online_cpus());
-			ret = -EINVAL;
-			break;
-		}
-		if (nr_sel_threads == BENCH_MAX_THREAD_SETS) {
-			pr_err("threads: at most %d counts\n",
-			       BENCH_MAX_THREAD_SETS);
-			ret = -EINVAL;
-			break;
-		}
-		sel_threads[nr_sel_threads++] = n;
-	}
-	if (!ret && !nr_sel_threads) {
-		pr_err("threads selects nothing\n");
-		ret = -EINVAL;
-	}
-	kfree(buf);
-	return ret;
-}
-
-static int parse_params(void)
-{
-	const char *cell_names[NR_CELLS];
-	unsigned long tables;
-	unsigned int i;
-	int ret;
-
-	ret = parse_names("table", table, table_names, NR_TABLES, &tables);
-	if (ret)
-		return ret;
-	for (i = 0; i < NR_TABLES; i++)
-		sel_table[i] = tables & BIT(i);
-	if (!iters || !single_iters) {
-		pr_err("iters and single_iters must be at least 1\n");
-		return -EINVAL;
-	}
-	if (!grants || grants > BENCH_MAX_GRANTS) {
-		pr_err("grants must be 1..%d\n", BENCH_MAX_GRANTS);
-		return -EINVAL;
-	}
-	if (!rounds || rounds > BENCH_MAX_ROUNDS) {
-		pr_err("rounds must be 1..%d\n", BENCH_MAX_ROUNDS);
-		return -EINVAL;
-	}
-	for (i = 0; i < NR_CELLS; i++)
-		cell_names[i] = bench_cells[i].name;
-	ret = parse_names("cell", cells, cell_names, NR_CELLS, &sel_cells);
-	if (ret)
-		return ret;
-	ret = parse_names("gap", gaps, gap_names, NR_GAPS, &sel_gaps);
-	if (ret)
-		return ret;
-	ret = parse_names("variant", variants, variant_names, NR_VARIANTS,
-			  &sel_variants);
-	if (ret)
-		return ret;
-	/* Thread counts matter, and are checked, only for contention cells. */
-	return sel_table[T_CONTENTION] ? parse_threads() : 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Rounds, medians, output                                            */
+/* Medians and records                                                */
 /* ------------------------------------------------------------------ */
 
 static int cmp_u64(const void *a, const void *b)
@@ -1038,16 +586,14 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The median of @n values (sorted in place); the mean of the middle two. */
-static u64 median_u64(u64 *v, unsigned int n)
+static u64 bench_median(u64 *v, unsigned int n)
 {
 	sort(v, n, sizeof(*v), cmp_u64, NULL);
 	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Formats a fixed-point value with two decimals into @buf. */
-#define FX_LEN 24
-
-static const char *fx(char *buf, u64 v)
+/* Formats a fixed-point value with two decimals into @buf (FX_LEN). */
+static const char *bench_fmt(char *buf, u64 v)
 {
 	u32 rem;
 	u64 q = div_u64_rem(v, 100, &rem);
@@ -1056,538 +602,26 @@ static const char *fx(char *buf, u64 v)
 	return buf;
 }
 
-static void print_stats_delta(const struct bench_cell *c, unsigned int nthreads,
-			      const char *gap, enum bench_variant v,
-			      const struct psem_stats *a,
-			      const struct psem_stats *b)
+static void bench_after_round(const struct bench_cell *c,
+			      unsigned int nthreads, const char *gap,
+			      enum bench_variant v, unsigned int r,
+			      const struct bench_sample *s)
 {
-	pr_info("stats,%s,%s,%u,%s,%s,fast_release=%llu,locked_release=%llu,fast_cas_fail=%llu,flag_trip=%llu,flag_honoured=%llu,sleep=%llu,handoff=%llu\n",
-		table_names[c->table], c->name, nthreads, gap, variant_names[v],
-		b->count[PSEM_STAT_FAST_RELEASE] - a->count[PSEM_STAT_FAST_RELEASE],
-		b->count[PSEM_STAT_LOCKED_RELEASE] - a->count[PSEM_STAT_LOCKED_RELEASE],
-		b->count[PSEM_STAT_FAST_CAS_FAIL] - a->count[PSEM_STAT_FAST_CAS_FAIL],
-		b->count[PSEM_STAT_FLAG_TRIP] - a->count[PSEM_STAT_FLAG_TRIP],
-		b->count[PSEM_STAT_FLAG_HONOURED] - a->count[PSEM_STAT_FLAG_HONOURED],
-		b->count[PSEM_STAT_SLEEP] - a->count[PSEM_STAT_SLEEP],
-		b->count[PSEM_STAT_HANDOFF] - a->count[PSEM_STAT_HANDOFF]);
+	cond_resched();
 }
 
-/* Runs one cell at one thread count and gap, all variants interleaved. */
-static int bench_cell_run(const struct bench_cell *c, unsigned int nthreads,
-			  enum bench_gap_kind g)
-{
-	const char *tname = table_names[c->table], *gname = gap_names[g];
-	unsigned int steps = g == G_SHORT ? short_gap : g == G_LONG ? long_gap : 0;
-	unsigned int n = c->table == T_SINGLE ? single_iters : iters;
-	char b0[FX_LEN], b1[FX_LEN], b2[FX_LEN], b3[FX_LEN], b4[FX_LEN];
-	enum bench_variant vlist[NR_VARIANTS];
-	unsigned int nv = 0, r, i;
-	u64 *val, *cpu, *csw;
-	int ret = 0;
-
-	for (i = 0; i < NR_VARIANTS; i++)
-		if ((sel_variants & BIT(i)) && c->loop[variant_impl(i)])
-			vlist[nv++] = i;
-	if (!nv)
-		return 0;
-
-	val = kcalloc(3 * NR_VARIANTS * rounds, sizeof(u64), GFP_KERNEL);
-	if (!val)
-		return -ENOMEM;
-	cpu = val + NR_VARIANTS * rounds;
-	csw = cpu + NR_VARIANTS * rounds;
-
-	for (r = 0; r < rounds; r++) {
-		for (i = 0; i < nv; i++) {
-			enum bench_variant v = vlist[i];
-			bool count = stats && variant_impl(v) == IMPL_PSEM;
-			struct psem_stats a, b;
-			struct bench_sample s;
-
-			variant_apply(v);
-			if (count) {
-				psem_stats_snapshot(&a);
-				psem_set_stats(true);
-			}
-			ret = bench_measure(c, v, nthreads, n, steps, &s);
-			if (count) {
-				psem_set_stats(false);
-				psem_stats_snapshot(&b);
-				print_stats_delta(c, nthreads, gname, v, &a, &b);
-			}
-			if (ret) {
-				pr_err("%s,%s,%u,%s,%s: measurement failed: %d\n",
-				       tname, c->name, nthreads, gname,
-				       variant_names[v], ret);
-				goto out;
-			}
-			val[v * rounds + r] = s.ns_x100;
-			cpu[v * rounds + r] = s.cpu_pct_x100;
-			csw[v * rounds + r] = s.vcsw_1k_x100 + s.ivcsw_1k_x100;
-			pr_info("round,%s,%s,%u,%s,%s,%u,%s,%s,%s,%s\n",
-				tname, c->name, nthreads, gname,
-				variant_names[v], r, fx(b0, s.ns_x100),
-				fx(b1, s.cpu_pct_x100), fx(b2, s.vcsw_1k_x100),
-				fx(b3, s.ivcsw_1k_x100));
-			cond_resched();
-		}
-	}
-
-	for (i = 0; i < nv; i++) {
-		enum bench_variant v = vlist[i];
-		u64 *vv = val + v * rounds;
-		u64 med = median_u64(vv, rounds);
-		u64 mn = vv[0], mx = vv[rounds - 1];
-		u64 cp = median_u64(cpu + v * rounds, rounds);
-		u64 cs = median_u64(csw + v * rounds, rounds);
-
-		pr_info("csv,%s,%s,%u,%s,%s,%s,%s,%s,%u,%s,%s,\n",
-			tname, c->name, nthreads, gname, variant_names[v],
-			fx(b0, med), fx(b1, mn), fx(b2, mx), rounds,
-			fx(b3, cp), fx(b4, cs));
-	}
-out:
-	kfree(val);
-	return ret;
-}
-
-/* ------------------------------------------------------------------ */
-/* Latency: from a release to the grant, async waiter against sleeping */
-/* ------------------------------------------------------------------ */
-
-/*
- * One psem (and one struct semaphore) of zero permits. A releaser kthread
- * stamps ktime_get_ns() just before psem_release(sem, 1) (up() for the
- * kernel's semaphore); the waiter stamps it when it runs:
- *
- *   async     the releaser queues a struct psem_async with
- *             psem_acquire_async() (-EINPROGRESS: the balance is zero),
- *             then releases one permit; the callback stamps on entry. It
- *             runs in the release's own context, after the queue lock is
- *             dropped, on the releaser's CPU.
- *   sleeping  a waiter kthread sleeps in psem_acquire(sem, 1); the
- *             releaser waits until it is queued and off its CPU, releases,
- *             and the waiter stamps on return from psem_acquire(). With
- *             two or more CPUs the waiter runs on another CPU than the
- *             releaser (the wake-up is remote); with one, the figure
- *             includes the switch from the releaser to the waiter.
- *   kernel    the same with down() and up() on a struct semaphore.
- *   hardirq   the same with psem_release() from a hard irq_work
- *             (IRQ_WORK_INIT_HARD) the releaser queues on its CPU: where the
- *             queue lock may not be taken there (PREEMPT_RT, lockdep's
- *             PROVE_RAW_LOCK_NESTING) the release is deferred to psem's own
- *             irq_work, so set beside "sleeping" this is the hand-off's cost;
- *             elsewhere the hard IRQ takes the lock itself.
- *
- * Every grant keeps its permit (the waiter holds it), so the balance is
- * zero before each release. A round measures @grants grants of each kind,
- * kinds interleaved round by round; the value of a round is the median of
- * its grants. Under QEMU's -icount the ns are instructions.
- */
-enum lat_kind { LAT_ASYNC, LAT_SLEEP, LAT_SLEEP_KERNEL, LAT_HARDIRQ, NR_LAT };
-
-/* Both semaphores start empty: every release grants to a queued waiter. */
-#define LAT_PERMITS	0
-
-/* The CSV's cell, threads and variant per kind. */
-static const struct {
-	const char		*cell;
-	unsigned int		threads;
-	enum bench_variant	variant;
-} lat_kinds[NR_LAT] = {
-	[LAT_ASYNC]		= { "release_to_grant_async", 1, V_PSEM },
-	[LAT_SLEEP]		= { "release_to_grant_sleeping", 2, V_PSEM },
-	[LAT_SLEEP_KERNEL]	= { "release_to_grant_sleeping", 2, V_KERNEL },
-	[LAT_HARDIRQ]		= { "release_to_grant_hardirq", 2, V_PSEM },
-};
-
-struct lat_run {
-	struct psem		sem ____cacheline_aligned_in_smp;
-	struct semaphore	ksem ____cacheline_aligned_in_smp;
-	struct psem_async	aw ____cacheline_aligned_in_smp;
-	struct irq_work		irq;		/* LAT_HARDIRQ's release */
-	int			irq_ret;
-	u64			t0 ____cacheline_aligned_in_smp;
-	enum lat_kind		kind;
-	unsigned int		n;
-	u64			*samples;
-	unsigned int		done;		/* grants recorded */
-	int			result;		/* the callback's */
-	bool			queued;		/* aw is psem's */
-	int			ret;
-	bool			single;		/* one CPU for both */
-	struct task_struct	*waiter;
-	struct completion	got;		/* the waiter recorded a grant */
-	struct completion	finished;	/* the releaser is done */
-	unsigned long		nvcsw, nivcsw;	/* the waiter's */
-};
-
-/* The callback: stamp first. Runs in psem_release()'s context. */
-static void lat_async_fn(struct psem_async *aw, int result)
-{
-	u64 t1 = ktime_get_ns();
-	struct lat_run *r = container_of(aw, struct lat_run, aw);
-
-	r->samples[r->done] = t1 - r->t0;
-	r->done++;
-	r->result = result;
-	r->queued = false;
-}
-
-/* LAT_HARDIRQ: the release, in a hard irq_work on the releaser's CPU. */
-static void lat_irq_release(struct irq_work *work)
-{
-	struct lat_run *r = container_of(work, struct lat_run, irq);
-
-	WRITE_ONCE(r->irq_ret, psem_release(&r->sem, 1));
-}
-
-static int lat_waiter(void *data)
-{
-	struct lat_run *r = data;
-	unsigned long nv0 = current->nvcsw, niv0 = current->nivcsw;
-	unsigned int i;
-
-	for (i = 0; i < r->n; i++) {
-		int ret = 0;
-		u64 t1;
-
-		if (r->kind != LAT_SLEEP_KERNEL)
-			ret = psem_acquire(&r->sem, 1);
-		else
-			down(&r->ksem);
-		t1 = ktime_get_ns();
-		if (ret) {
-			WRITE_ONCE(r->ret, ret);
-			complete(&r->got);
-			break;
-		}
-		/* t0 was written before the release that granted this. */
-		r->samples[i] = t1 - READ_ONCE(r->t0);
-		WRITE_ONCE(r->done, i + 1);
-		complete(&r->got);
-	}
-	r->nvcsw = current->nvcsw - nv0;
-	r->nivcsw = current->nivcsw - niv0;
-	return 0;
-}
-
-static bool lat_off_cpu(struct task_struct *t)
-{
-#ifdef CONFIG_SMP
-	return !READ_ONCE(t->on_cpu);
-#else
-	return true;
-#endif
-}
-
-/* Until the waiter is queued, asleep and off its CPU; a 10 s hang guard. */
-static int lat_wait_asleep(struct lat_run *r)
-{
-	unsigned long end = jiffies + 10 * HZ;
-	struct task_struct *t = r->waiter;
-
-	for (;;) {
-		/*
-		 * Lockless peeks, no barrier needed: the waiter linked itself
-		 * under the queue lock before it slept, and a stale answer
-		 * only costs another turn of this loop. struct semaphore's
-		 * wait list is its own (it changed shape in 7.1): its waiter
-		 * asleep in down() is queued.
-		 */
-		bool queued = r->kind == LAT_SLEEP_KERNEL ||
-			waitqueue_active(&r->sem.wq);	/* a peek: see above */
-
-		if (queued && READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE &&
-		    lat_off_cpu(t))
-			return 0;
-		if (time_after(jiffies, end))
-			return -ETIMEDOUT;
-		if (r->single)
-			schedule();	/* still running: let the waiter get to its sleep */
-		else
-			cpu_relax();
-	}
-}
-
-static int lat_releaser(void *data)
-{
-	struct lat_run *r = data;
-	unsigned int i;
-	int ret = 0;
-
-	for (i = 0; i < r->n && !ret; i++) {
-		if (r->kind == LAT_ASYNC) {
-			ret = psem_acquire_async(&r->sem, 1, &r->aw,
-						 lat_async_fn);
-			if (ret != -EINPROGRESS) {
-				ret = ret ?: -EIO;	/* 0: took a permit */
-				break;
-			}
-			r->queued = true;
-			WRITE_ONCE(r->t0, ktime_get_ns());
-			ret = psem_release(&r->sem, 1);
-			if (!ret && (r->done != i + 1 || r->result))
-				ret = -EIO;
-			continue;
-		}
-		ret = lat_wait_asleep(r);
-		if (ret)
-			break;
-		WRITE_ONCE(r->t0, ktime_get_ns());
-		if (r->kind == LAT_SLEEP) {
-			ret = psem_release(&r->sem, 1);
-		} else if (r->kind == LAT_HARDIRQ) {
-			irq_work_queue(&r->irq);
-			irq_work_sync(&r->irq);
-			ret = READ_ONCE(r->irq_ret);
-		} else {
-			up(&r->ksem);
-		}
-		if (!ret)
-			wait_for_completion(&r->got);
-		ret = ret ?: READ_ONCE(r->ret);
-	}
-	r->ret = ret;
-	complete(&r->finished);
-	return 0;
-}
-
-static struct task_struct *lat_thread(int (*fn)(void *), struct lat_run *r,
-				      const char *name, int cpu)
-{
-	struct task_struct *t = kthread_create(fn, r, "psem_bench/%s", name);
-
-	if (IS_ERR(t))
-		return t;
-	get_task_struct(t);
-	kthread_bind(t, cpu);
-	return t;
-}
-
-/* One measurement: @n grants of one kind into @samples. */
-static int lat_measure(enum lat_kind kind, unsigned int n, u64 *samples,
-		       unsigned long *nvcsw, unsigned long *nivcsw)
-{
-	bool single = num_online_cpus() < 2;
-	int rcpu = single ? cpumask_last(cpu_online_mask) : bench_cpu(1, 2);
-	int wcpu = single ? rcpu : bench_cpu(0, 2);
-	struct task_struct *rel;
-	struct lat_run *r;
-	bool queued;
-	int ret;
-
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
-	if (!r)
-		return -ENOMEM;
-	psem_init(&r->sem, LAT_PERMITS);
-	sema_init(&r->ksem, LAT_PERMITS);
-	r->kind = kind;
-	r->n = n;
-	r->samples = samples;
-	r->single = single;
-	r->irq = IRQ_WORK_INIT_HARD(lat_irq_release);
-	init_completion(&r->got);
-	init_completion(&r->finished);
-
-	if (kind != LAT_ASYNC) {
-		r->waiter = lat_thread(lat_waiter, r, "waiter", wcpu);
-		if (IS_ERR(r->waiter)) {
-			ret = PTR_ERR(r->waiter);
-			goto out_free;
-		}
-	}
-	rel = lat_thread(lat_releaser, r, "releaser", rcpu);
-	if (IS_ERR(rel)) {
-		ret = PTR_ERR(rel);
-		if (r->waiter) {	/* never woken: reaped without running */
-			kthread_stop(r->waiter);
-			put_task_struct(r->waiter);
-		}
-		goto out_free;
-	}
-	if (r->waiter)
-		wake_up_process(r->waiter);
-	wake_up_process(rel);
-	wait_for_completion(&r->finished);
-	kthread_stop(rel);
-	put_task_struct(rel);
-	ret = r->ret;
-	/* After a failure, take back an async waiter still queued. */
-	if (r->queued && psem_cancel_async(&r->sem, &r->aw))
-		r->queued = false;
-	if (r->waiter) {
-		unsigned int left = n - READ_ONCE(r->done);
-
-		/* After a failure, let the waiter through its remaining grants. */
-		if (ret && left) {
-			if (kind != LAT_SLEEP_KERNEL)
-				psem_release(&r->sem, left);
-			else
-				while (left--)
-					up(&r->ksem);
-		}
-		kthread_stop(r->waiter);
-		put_task_struct(r->waiter);
-		*nvcsw = r->nvcsw;
-		*nivcsw = r->nivcsw;
-	} else {
-		*nvcsw = 0;
-		*nivcsw = 0;
-	}
-	/*
-	 * Every grant kept its permit: nothing left, nobody queued. Both
-	 * threads are gone, so the peeks race with nothing.
-	 */
-	psem_sync(&r->sem);	/* a deferred hand-off is over */
-	queued = waitqueue_active(&r->sem.wq);	/* no barrier: see above */
-	if (!ret && (r->done != n || psem_available(&r->sem) || queued ||
-		     !down_trylock(&r->ksem)))	/* a permit left over */
-		ret = -EIO;
-out_free:
-	kfree(r);
-	return ret;
-}
-
-/* The @q-th per-mille of @n sorted values (nearest rank). */
-static u64 permille(const u64 *v, unsigned int n, unsigned int q)
-{
-	u64 i = div_u64((u64)n * q + 999, 1000);
-
-	return v[i ? i - 1 : 0];
-}
-
-/*
- * The latency table: every selected kind, interleaved round by round, with
- * psem's shipped rules (with a waiter queued every rule takes the lock).
- * Per kind: a round line per round, a csv line (median, min and max of the
- * round medians) and a dist line over every grant: samples, min, 10th,
- * 50th, 90th and 99th percentile, max, in ns.
- */
-static int bench_latency_run(void)
-{
-	enum lat_kind klist[NR_LAT];
-	unsigned int nk = 0, r, i, total = rounds * grants;
-	char b0[FX_LEN], b1[FX_LEN], b2[FX_LEN], b3[FX_LEN];
-	u64 *all, *val, *csw;
-	int ret = 0;
-
-	for (i = 0; i < NR_LAT; i++) {
-		unsigned int ci;
-
-		for (ci = 0; ci < NR_CELLS; ci++)
-			if (!strcmp(bench_cells[ci].name, lat_kinds[i].cell))
-				break;
-		if (ci < NR_CELLS && (sel_cells & BIT(ci)) &&
-		    (sel_variants & BIT(lat_kinds[i].variant)))
-			klist[nk++] = i;
-	}
-	if (!nk)
-		return 0;
-	all = kvmalloc_array((size_t)NR_LAT * total, sizeof(u64),
-			     GFP_KERNEL | __GFP_ZERO);
-	val = kcalloc(2 * NR_LAT * rounds, sizeof(u64), GFP_KERNEL);
-	if (!all || !val) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	csw = val + NR_LAT * rounds;
-	variant_apply(V_PSEM);
-
-	for (r = 0; r < rounds; r++) {
-		for (i = 0; i < nk; i++) {
-			enum lat_kind k = klist[i];
-			u64 *s = all + (size_t)k * total + (size_t)r * grants;
-			unsigned long nv, niv;
-
-			ret = lat_measure(k, grants, s, &nv, &niv);
-			if (ret) {
-				pr_err("latency,%s,%s: measurement failed: %d\n",
-				       lat_kinds[k].cell,
-				       variant_names[lat_kinds[k].variant], ret);
-				goto out;
-			}
-			/* Sorts this round's grants in place: order is not used. */
-			val[k * rounds + r] = 100 * median_u64(s, grants);
-			csw[k * rounds + r] = div64_u64((u64)(nv + niv) * 100000,
-							grants);
-			pr_info("round,latency,%s,%u,none,%s,%u,%s,0.00,%s,%s\n",
-				lat_kinds[k].cell, lat_kinds[k].threads,
-				variant_names[lat_kinds[k].variant], r,
-				fx(b0, val[k * rounds + r]),
-				fx(b1, div64_u64((u64)nv * 100000, grants)),
-				fx(b2, div64_u64((u64)niv * 100000, grants)));
-			cond_resched();
-		}
-	}
-
-	for (i = 0; i < nk; i++) {
-		enum lat_kind k = klist[i];
-		u64 *vv = val + k * rounds, *s = all + (size_t)k * total;
-		u64 med = median_u64(vv, rounds);
-		u64 cs = median_u64(csw + k * rounds, rounds);
-
-		pr_info("csv,latency,%s,%u,none,%s,%s,%s,%s,%u,0.00,%s,\n",
-			lat_kinds[k].cell, lat_kinds[k].threads,
-			variant_names[lat_kinds[k].variant], fx(b0, med),
-			fx(b1, vv[0]), fx(b2, vv[rounds - 1]), rounds,
-			fx(b3, cs));
-		sort(s, total, sizeof(*s), cmp_u64, NULL);
-		pr_info("dist,latency,%s,%u,none,%s,%u,%llu,%llu,%llu,%llu,%llu,%llu\n",
-			lat_kinds[k].cell, lat_kinds[k].threads,
-			variant_names[lat_kinds[k].variant], total, s[0],
-			permille(s, total, 100), permille(s, total, 500),
-			permille(s, total, 900), permille(s, total, 990),
-			s[total - 1]);
-	}
-out:
-	kfree(val);
-	kvfree(all);
-	return ret;
-}
-
-static int bench_run_all(void)
-{
-	unsigned int ci, ti;
-	int g, ret;
-
-	for (ci = 0; ci < NR_CELLS; ci++) {
-		const struct bench_cell *c = &bench_cells[ci];
-
-		if (!(sel_cells & BIT(ci)) || !sel_table[c->table])
-			continue;
-		if (c->table == T_LATENCY)
-			continue;	/* below, all kinds interleaved */
-		if (c->table == T_SINGLE) {
-			ret = bench_cell_run(c, 1, G_NONE);
-			if (ret)
-				return ret;
-			continue;
-		}
-		for (ti = 0; ti < nr_sel_threads; ti++) {
-			for (g = 0; g < NR_GAPS; g++) {
-				if (!(sel_gaps & BIT(g)))
-					continue;
-				if (g == G_NONE && c->needs_gap)
-					continue;
-				ret = bench_cell_run(c, sel_threads[ti], g);
-				if (ret)
-					return ret;
-			}
-		}
-	}
-	return sel_table[T_LATENCY] ? bench_latency_run() : 0;
-}
+#include "psem_bench_latency.h"
 
 static int __init psem_bench_init(void)
 {
-	bool fast = psem_fast_release_enabled();
-	bool zero = psem_zero_release_enabled();
-	bool flag = psem_contention_flag_enabled();
-	bool st = psem_stats_enabled();
+	struct bench_switches sw;
 	u64 t0;
 	int ret;
 
+	if (!grants || grants > BENCH_MAX_GRANTS) {
+		pr_err("grants must be 1..%d\n", BENCH_MAX_GRANTS);
+		return -EINVAL;
+	}
 	ret = parse_params();
 	if (ret)
 		return ret;
@@ -1597,14 +631,12 @@ static int __init psem_bench_init(void)
 		threads, gaps, variants, iters, single_iters, rounds,
 		short_gap, long_gap, grants);
 	t0 = ktime_get_ns();
-	if (st)
-		psem_set_stats(false);
-	ret = bench_run_all();
+	bench_switches_save(&sw);
+	ret = bench_run_cells();
+	if (!ret && (sel_tables & BIT(T_LATENCY)))
+		ret = bench_latency_run();
 	/* Leave psem's switches as they were found. */
-	psem_set_fast_release(fast);
-	psem_set_zero_release(zero);
-	psem_set_contention_flag(flag);
-	psem_set_stats(st);
+	bench_switches_restore(&sw);
 	pr_info("end,%s,%llu ms\n", ret ? "failed" : "ok",
 		div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC));
 	return ret;

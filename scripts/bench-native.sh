@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# `make bench-native`: the seed's contention probe and single-thread rows on
-# this machine's real cores. Builds the unmodified kmod/ sources natively
-# (-O2, no sanitizer) against the userspace shim with the native overrides
-# (tools/psem-user/native/), runs psem's four release rules (locked, seed,
-# seed+flag, psem) interleaved round by round with glibc's sem_t,
-# pthread_rwlock/pthread_mutex, a mutex+condvar counting semaphore and the
-# floor, and writes under bench/results/:
+# `make bench-native`: the contention probe and single-thread rows of the
+# original Rust pull request on this machine's real cores. Builds the
+# unmodified kmod/ sources natively (-O2, no sanitizer) against the
+# userspace shim with the native overrides (tools/psem-user/native/), runs
+# psem's four release rules (locked, positive-balance,
+# positive-balance+flag, psem) interleaved round by round with glibc's
+# sem_t, pthread_rwlock/pthread_mutex, a mutex+condvar counting semaphore
+# and the floor, and writes under bench/results/:
 #
 #   <date>-native.csv          one row per cell and variant, the columns of
 #                              `make bench`'s CSV (insns_per_iter where the
@@ -15,7 +16,7 @@
 #   <date>-native.md           the tables, also printed on stdout
 #   <date>-native.png          grouped bars per cell, min-max whiskers
 #   <date>-native.txt          the harness's records, from which
-#                              tools/psem-user/native/bench_native_table.py
+#                              scripts/bench_table.py --native
 #                              remakes all of the above (and .stats.txt:
 #                              psem's event counters, a separate short run)
 #
@@ -25,7 +26,7 @@
 #
 # Environment (all optional):
 #   QUICK=1                    5 rounds of 50,000 iterations (default: 15 of
-#                              200,000, the seed's probe)
+#                              200,000, the pull request's probe)
 #   PSEM_NATIVE_ROUNDS, PSEM_NATIVE_ITERS, PSEM_NATIVE_SINGLE_ITERS
 #   PSEM_NATIVE_THREADS        contention thread counts (default 1, 2, then
 #                              4, 8, ... and the CPU count, up to the CPUs
@@ -42,8 +43,9 @@
 #                              the contention cells at 2 threads or more
 #                              with psem's statistics on, which perturbs
 #                              them; their timings are not used)
-#   PSEM_NATIVE_PROFILE=1      also `perf record` psem and seed in the
-#                              2-thread RwLock read cell where perf works,
+#   PSEM_NATIVE_PROFILE=1      also `perf record` psem, positive-balance
+#                              and locked in the 2-thread RwLock read cell
+#                              where perf works,
 #                              into <stem>.perf-*.txt
 #   PSEM_NATIVE_SMOKE=1        build, run one round of every cell with few
 #                              iterations, check the primitives, write no
@@ -177,14 +179,14 @@ sthreads=$(echo "$threads" | tr ',' '\n' | awk '$1 > 1' | paste -sd, -)
 if [ "${PSEM_NATIVE_STATS:-1}" = 1 ] && [ -n "$sthreads" ]; then
 	stage "bench-native: event counters (3 rounds, statistics on)"
 	"$bin" --table contention --threads "$sthreads" --cells "$cells" \
-		--variants locked,seed,seed+flag,psem --rounds 3 \
+		--variants locked,positive-balance,positive-balance+flag,psem --rounds 3 \
 		--iters "$iters" --stats >"$stem.stats.txt"
 	args+=(--stats "$stem.stats.txt")
 	stage_done ok
 fi
 
 if [ "${PSEM_NATIVE_PROFILE:-0}" = 1 ] && command -v perf >/dev/null; then
-	for v in psem seed locked; do
+	for v in psem positive-balance locked; do
 		stage "bench-native: perf record, RwLock read, 2 threads, $v"
 		if perf record -q -o "$work/perf.data" -g -- "$bin" --table contention \
 			--cells rwlock_read --threads 2 --gaps none --variants "$v" \
@@ -211,7 +213,7 @@ fi
 rm -rf "$work/plot"
 title="psem native: $model, nproc $ncpu"
 [ "$quick" = 0 ] || title="$title (QUICK=1)"
-python3 "$native/bench_native_table.py" --log "$stem.txt" "${args[@]}" \
+python3 "$top/scripts/bench_table.py" --native "$stem.txt" "${args[@]}" \
 	--csv "$stem.csv" --rounds-csv "$stem.rounds.csv" --md "$stem.md" \
 	--plot-data "$work/plot" --title "$title" \
 	--note "CPU: $model; nproc $ncpu; threads pinned one per CPU" \

@@ -21,7 +21,9 @@
 #   QUICK=1 scripts/bench.sh    fewer rounds and iterations (about 1 minute)
 #
 # Every variant runs in the same boot, interleaved round by round: psem's
-# release rules locked, seed, seed+flag and psem (the shipped defaults),
+# release rules locked (always-locked), positive-balance (the rule of the
+# original Rust pull request), positive-balance+flag and psem (waiters-bit,
+# the shipped defaults),
 # switched with its static keys between measurements, then kernel (struct
 # semaphore, rw_semaphore, mutex) and floor (a bare compare-exchange pair).
 #
@@ -194,7 +196,7 @@ cp "$work/bench-wall.txt" "$stem.wall.txt"
 args+=(--wall "$stem.wall.txt")
 if [ "${PSEM_BENCH_STATS:-0}" = 1 ]; then
 	boot stats "$smp" "" "$wall_timeout" "$kvm" \
-		table=contention "cells=$cells" variants=locked,seed,seed+flag,psem \
+		table=contention "cells=$cells" variants=locked,positive-balance,positive-balance+flag,psem \
 		"threads=$threads" gaps=none,short,long \
 		"iters=$iters" rounds=3 stats=1
 	cp "$work/bench-stats.txt" "$stem.stats.txt"

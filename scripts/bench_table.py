@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn psem_bench's kernel-log lines into CSV, markdown tables and plot data.
+"""Turn psem_bench's records into CSV, markdown tables and plot data.
+
+One generator for both benchmarks, which print the same records (their
+cells and loops are bench/psem_bench_cells.h and psem_bench_loops.h): the
+in-kernel one (bench/psem_bench.c, scripts/bench.sh), by default, and with
+--native the native one (tools/psem-user/native/bench_native.c,
+scripts/bench-native.sh).
 
 psem_bench.ko prints, per measurement round and per cell summary:
 
@@ -15,6 +21,8 @@ scripts/bench.sh keeps. Usage:
     scripts/bench_table.py --wall LOG [--icount LOG] [--stats LOG]
                            [--csv OUT] [--rounds-csv OUT] [--md OUT] [--rst OUT]
                            [--plot-data DIR] [--title TEXT]
+    scripts/bench_table.py --native LOG [--stats LOG] [--tcg ROUNDS_CSV]
+                           [--note TEXT]... [--csv OUT] ... [--title TEXT]
 
 --wall is a run timed by the wall clock (real hardware, QEMU MTTCG or KVM);
 --icount a run under QEMU -icount shift=0, whose ns are instructions: its
@@ -37,6 +45,13 @@ round's value is the median of its grants; the section gives the median,
 min and max of the round medians per kind, the percentiles of every grant,
 and the ratio sleeping / async, as a ratio of medians and as the median of
 per-round ratios (the kinds are interleaved within each round).
+
+--native reads the native harness's records, the same plus
+"insns,TABLE,CELL,THREADS,GAP,VARIANT,ROUND,INSNS_PER_ITER" where the
+machine counts instructions, with its variants (sem_t, pthread, condvar
+and floor beside psem's four rules): psem's speedup over each with the
+rounds psem lost, the pull request's Linux figures beside the native ones,
+a `make bench` run's speedups beside them (--tcg) and the native targets.
 """
 
 import argparse
@@ -48,73 +63,17 @@ import re
 import statistics
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in bench/
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "bench"))
+from psem_bench_cells import (  # noqa: E402  (the cells' names, bench/)
+    CONTENTION_LABELS, HEADLINES, KERNEL_PRIMITIVE, LATENCY_LABELS,
+    NATIVE_VARIANTS, PLOT_COLORS, PR_LINUX, SHORT_LABELS, SINGLE_LABELS,
+    VARIANT_ALIASES, VARIANTS)
+
 HEADER = ["table", "cell", "threads", "gap", "variant", "median_ns", "min_ns",
           "max_ns", "rounds", "cpu_pct", "csw_per_1k", "insns_per_iter"]
-# psem's release rules (bench/psem_bench.c): locked = fast_release=0;
-# seed = lock-free only on a positive balance, flag off; seed+flag = the
-# same with the contention flag; psem = the shipped defaults (lock-free
-# whenever nobody waits, flag on). Then the references.
-VARIANTS = ["locked", "seed", "seed+flag", "psem", "kernel", "floor"]
-PSEM_VARIANTS = ["locked", "seed", "seed+flag", "psem"]
-# Logs written before the waiters bit named the seed's two rules so.
-VARIANT_ALIASES = {"fast": "seed", "fast+flag": "seed+flag"}
-
-CONTENTION_LABELS = {
-    "rwlock_read": "RwLock read",
-    "rwlock_read_held_across_gap": "RwLock read held across a {gap} gap",
-    "semaphore_64_take_2": "Semaphore 64 permits, take 2",
-    "semaphore_2_take_1": "Semaphore 2 permits",
-}
-SINGLE_LABELS = {
-    "read_reuse": "rwlock::read::read_reuse",
-    "eight_reads_then_one_write": "rwlock::read::eight_reads_then_one_write",
-    "uncontended": "rwlock::write::uncontended",
-    "try_acquire_release_with_spare_permits":
-        "semaphore::acquire::try_acquire_release_with_spare_permits",
-    "try_acquire_release": "semaphore::acquire::try_acquire_release",
-    "acquire_release": "semaphore::acquire::acquire_release",
-    "bounded_warm_get_and_return_with_spare_capacity":
-        "pool::bounded::bounded_warm_get_and_return_with_spare_capacity",
-    "uncontended_reuse": "mutex::lock::uncontended_reuse",
-}
-LATENCY_LABELS = {
-    "release_to_grant_async": "semaphore::async::release_to_grant, async",
-    "release_to_grant_sleeping": "semaphore::async::release_to_grant, sleeping",
-    "release_to_grant_hardirq": "semaphore::async::release_to_grant, from hard IRQ",
-}
-# What the kernel variant is in each cell.
-KERNEL_PRIMITIVE = {
-    "rwlock_read": "down_read+up_read",
-    "rwlock_read_held_across_gap": "down_read+up_read",
-    "semaphore_64_take_2": "2x down + 2x up",
-    "semaphore_2_take_1": "down+up",
-    "read_reuse": "down_read+up_read",
-    "eight_reads_then_one_write": "8x down_read, 8x up_read, down_write+up_write",
-    "uncontended": "down_write+up_write",
-    "try_acquire_release_with_spare_permits": "down_trylock+up",
-    "try_acquire_release": "down_trylock+up",
-    "acquire_release": "down+up",
-    "bounded_warm_get_and_return_with_spare_capacity":
-        "down + spinlocked stack + up",
-    "uncontended_reuse": "mutex_lock+mutex_unlock",
-    "release_to_grant_sleeping": "down() woken by up()",
-}
-# The seed's Linux (Hygon) figures, main and PR, for reference.
-SEED = {
-    ("contention", "rwlock_read", 2, "none"): (268.1, 141.3),
-    ("contention", "rwlock_read", 2, "short"): (238.1, 168.1),
-    ("contention", "semaphore_64_take_2", 2, "none"): (277.8, 168.9),
-    ("contention", "semaphore_2_take_1", 2, "none"): (266.6, 213.1),
-    ("single", "read_reuse", 1, "none"): (88.0, 49.0),
-    ("single", "eight_reads_then_one_write", 1, "none"): (775.8, 492.4),
-    ("single", "try_acquire_release_with_spare_permits", 1, "none"): (58.3, 20.2),
-    ("single", "try_acquire_release", 1, "none"): (58.3, 56.7),
-    ("single", "bounded_warm_get_and_return_with_spare_capacity", 1, "none"):
-        (282.6, 248.6),
-    ("single", "uncontended_reuse", 1, "none"): (94.1, 93.9),
-}
-
-LINE = re.compile(r"psem_bench: (round|csv|stats|dist|begin|end),(.*)$")
+LINE = re.compile(r"psem_bench: (round|csv|stats|dist|insns|begin|end),(.*)$")
 
 
 class Log:
@@ -126,6 +85,7 @@ class Log:
         self.rounds = collections.defaultdict(dict)  # key -> {round: fields}
         self.stats = collections.defaultdict(collections.Counter)
         self.dist = {}  # key -> grants, min, p10, p50, p90, p99, max
+        self.insns = collections.defaultdict(dict)  # key -> {round: insns}
         self.begin = ""
         self.end = ""
         stream = sys.stdin if path == "-" else open(path, errors="replace")
@@ -136,7 +96,7 @@ class Log:
                     self._record(m.group(1), m.group(2).split(","))
 
     def _record(self, kind, f):
-        if kind in ("csv", "round", "stats", "dist") and len(f) >= 5:
+        if kind in ("csv", "round", "stats", "dist", "insns") and len(f) >= 5:
             f[4] = VARIANT_ALIASES.get(f[4], f[4])
         if kind == "begin":
             self.begin = ",".join(f)
@@ -152,6 +112,9 @@ class Log:
             self.rounds[key][int(f[5])] = {
                 "ns": float(f[6]), "cpu": float(f[7]), "vcsw": float(f[8]),
                 "ivcsw": float(f[9])}
+        elif kind == "insns" and len(f) >= 7:
+            key = (f[0], f[1], int(f[2]), f[3], f[4])
+            self.insns[key][int(f[5])] = float(f[6])
         elif kind == "dist" and len(f) >= 12:
             key = (f[0], f[1], int(f[2]), f[3], f[4])
             self.dist[key] = [int(x) for x in f[5:12]]
@@ -193,7 +156,7 @@ def label(table, cell, n, gap):
     if table == "latency":
         return LATENCY_LABELS.get(cell, cell)
     name = CONTENTION_LABELS.get(cell, cell).format(gap=gap)
-    text = "%s, %d threads" % (name, n)
+    text = "%s, %d thread%s" % (name, n, "" if n == 1 else "s")
     if gap != "none" and "{gap}" not in CONTENTION_LABELS.get(cell, ""):
         text += ", %s gap" % gap
     return text
@@ -207,10 +170,6 @@ def fmt(x):
     if x >= 100:
         return "%.1f" % x
     return "%.2f" % x
-
-
-def fmt_ratio(r):
-    return "" if r is None else "%.2f" % r
 
 
 def md_table(head, rows):
@@ -251,9 +210,10 @@ def insns_section(ic):
 
 
 # The per-round speedups the wall-clock tables show: (A, B) is "A vs B".
-SPEEDUPS = (("seed", "locked"), ("seed+flag", "locked"), ("psem", "locked"),
-            ("psem", "seed"), ("psem", "seed+flag"), ("psem", "kernel"),
-            ("seed", "kernel"))
+SPEEDUPS = (("positive-balance", "locked"), ("positive-balance+flag", "locked"),
+            ("psem", "locked"), ("psem", "positive-balance"),
+            ("psem", "positive-balance+flag"), ("psem", "kernel"),
+            ("positive-balance", "kernel"))
 
 
 def wall_section(w, table, title):
@@ -463,8 +423,8 @@ def targets_section(w, ic):
         for (cell, n, gap) in w.cells("contention"):
             if n != 2:
                 continue
-            add_wall("wall: %s, psem vs seed" % label("contention", cell, n, gap),
-                     "contention", cell, n, gap, "psem", "seed", 0.95)
+            add_wall("wall: %s, psem vs positive-balance" % label("contention", cell, n, gap),
+                     "contention", cell, n, gap, "psem", "positive-balance", 0.95)
     return ("### Targets\n\nThe fast-path targets for variant `psem`. Instructions "
             "per iteration under `-icount` (deterministic), as absolute counts "
             "and as a cost against a reference (lower is better); wall-clock "
@@ -515,43 +475,16 @@ def write_rounds_csv(path, logs):
                         "%.2f" % r["vcsw"], "%.2f" % r["ivcsw"]])
 
 
-PLOT_COLORS = {"locked": "#7f7f7f", "seed": "#1f77b4", "seed+flag": "#2ca02c",
-               "psem": "#d62728", "kernel": "#ff7f0e", "floor": "#000000"}
-
-
-def write_plot_data(d, w, ic, title):
+def write_plot_data(d, panels_in, variants, title):
     """Gnuplot inputs for scripts/bench_plot.gp: one data file per panel
     (label, then median min max per variant present) and panels.gp, which
-    names each panel's variants and colours."""
+    names each panel's variants and colours. @panels_in: (name, log, table,
+    ylabel, title) per panel."""
     os.makedirs(d, exist_ok=True)
-
-    def short_c(cell, n, gap):
-        names = {"rwlock_read": "rw read", "rwlock_read_held_across_gap": "rw held",
-                 "semaphore_64_take_2": "sem64 take2", "semaphore_2_take_1": "sem2 take1"}
-        return "%s %dt %s" % (names.get(cell, cell), n, gap)
-
-    def short_s(cell, n, gap):
-        names = {"read_reuse": "read reuse", "eight_reads_then_one_write": "8 reads+1 write",
-                 "try_acquire_release_with_spare_permits": "try+rel spare",
-                 "try_acquire_release": "try+rel 1 permit",
-                 "uncontended": "write lock+unlock",
-                 "acquire_release": "acq+rel 1 permit",
-                 "bounded_warm_get_and_return_with_spare_capacity": "pool get+put",
-                 "uncontended_reuse": "mutex"}
-        return names.get(cell, cell)
-
     panels = []
-    for name, log, table, short, ylabel, ptitle in (
-            ("contention", w, "contention", short_c, "ns per iteration",
-             "Contention cells: wall-clock ns per iteration of one thread, "
-             "median of rounds, whiskers min-max"),
-            ("single_wall", w, "single", short_s, "ns per iteration",
-             "Single-thread rows: wall-clock ns per iteration"),
-            ("single_insns", ic, "single", short_s, "instructions per iteration",
-             "Single-thread rows: instructions per iteration (QEMU -icount, "
-             "deterministic)")):
+    for name, log, table, ylabel, ptitle in panels_in:
         keys = log.cells(table) if log else []
-        present = [v for v in VARIANTS
+        present = [v for v in variants
                    if any(log.value(table, c, n, g, v) for (c, n, g) in keys)]
         if not keys or not present:
             continue
@@ -559,12 +492,15 @@ def write_plot_data(d, w, ic, title):
             f.write("# label " + " ".join("%s_med %s_min %s_max" % (v, v, v)
                                           for v in present) + "\n")
             for (cell, n, gap) in keys:
+                lab = SHORT_LABELS.get(cell, cell)
+                if table == "contention":
+                    lab = "%s %dt %s" % (lab, n, gap)
                 cols = []
                 for v in present:
                     x = log.value(table, cell, n, gap, v)
                     cols += (["%.2f" % x["median"], "%.2f" % x["min"],
                               "%.2f" % x["max"]] if x else ["-", "-", "-"])
-                f.write('"%s" %s\n' % (short(cell, n, gap), " ".join(cols)))
+                f.write('"%s" %s\n' % (lab, " ".join(cols)))
         panels.append((name, present, ylabel, ptitle))
     with open(os.path.join(d, "panels.gp"), "w") as f:
         f.write("# generated by scripts/bench_table.py\n")
@@ -612,20 +548,289 @@ def md_to_rst(md):
     return "\n".join(out) + "\n"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--wall", help="log of a wall-clock run ('-' for stdin)")
-    ap.add_argument("--icount", help="log of a QEMU -icount run")
-    ap.add_argument("--stats", help="log of a run with stats=1")
-    ap.add_argument("--csv", help="write the summary CSV here")
-    ap.add_argument("--rounds-csv", help="write every round here")
-    ap.add_argument("--md", help="write the markdown tables here")
-    ap.add_argument("--rst", help="write the tables as reStructuredText here")
-    ap.add_argument("--plot-data", help="write gnuplot data files into this directory")
-    ap.add_argument("--title", default="psem benchmarks")
-    a = ap.parse_args()
-    if not a.wall and not a.icount:
-        ap.error("give --wall and/or --icount")
+# ------------------------------------------------------------------
+# --native: the native harness (tools/psem-user/native/bench_native.c)
+# ------------------------------------------------------------------
+
+def native_insns_median(log, key):
+    r = log.insns.get(key)
+    return statistics.median(r.values()) if r else None
+
+
+def native_losses(log, key_psem, key_other):
+    """(rounds psem was slower, rounds compared)."""
+    a = log.rounds.get(key_psem, {})
+    b = log.rounds.get(key_other, {})
+    common = [i for i in a if i in b]
+    return sum(1 for i in common if a[i]["ns"] > b[i]["ns"]), len(common)
+
+
+def native_present(log, table, keys):
+    return [v for v in NATIVE_VARIANTS
+            if any(log.value(table, c, n, g, v) for (c, n, g) in keys)]
+
+
+def native_ns_section(log, table, title):
+    keys = log.cells(table)
+    if not keys:
+        return ""
+    vs = native_present(log, table, keys)
+    rounds = max(log.value(table, c, n, g, v)["rounds"]
+                 for (c, n, g) in keys for v in vs if log.value(table, c, n, g, v))
+    rows, crows = [], []
+    for (cell, n, gap) in keys:
+        lab = label(table, cell, n, gap)
+        row, crow = [lab], [lab]
+        for v in vs:
+            x = log.value(table, cell, n, gap, v)
+            row.append("" if not x else "%s [%s–%s]" % (
+                fmt(x["median"]), fmt(x["min"]), fmt(x["max"])))
+            crow.append("" if not x else "%s, %.0f%%, %.2f" % (
+                fmt(x["median"]), x["cpu"], x["csw"]))
+        rows.append(row)
+        crows.append(crow)
+    out = ["### %s: ns per iteration, median of %d rounds [min–max]\n" % (title, rounds),
+           md_table(["cell"] + vs, rows), ""]
+    srows = []
+    for (cell, n, gap) in keys:
+        kp = (table, cell, n, gap, "psem")
+        if kp not in log.summary:
+            continue
+        row = [label(table, cell, n, gap)]
+        for v in vs:
+            if v == "psem":
+                continue
+            ko = (table, cell, n, gap, v)
+            s = log.key_speedup(kp, ko)
+            if s is None:
+                row.append("")
+                continue
+            lost, tot = native_losses(log, kp, ko)
+            row.append("%.2f [%.2f–%.2f], lost %d/%d" % (s[0], s[1], s[2], lost, tot))
+        srows.append(row)
+    out += ["### %s: psem's speedup over each variant, median of per-round ratios "
+            "[min–max], and the rounds psem lost\n" % title,
+            "psem vs B = B's ns / psem's ns in the same round; above 1: psem is "
+            "faster. \"lost k/R\": psem was slower than B in k of R rounds.\n",
+            md_table(["cell"] + ["psem vs %s" % v for v in vs if v != "psem"], srows), ""]
+    out += ["### %s: ns, CPU utilisation, context switches per 1,000 iterations "
+            "(medians)\n" % title, md_table(["cell"] + vs, crows), ""]
+    return "\n".join(out)
+
+
+def native_insns_section(log):
+    keys = log.cells("single")
+    if not any(log.insns.get(("single", c, n, g, v))
+               for (c, n, g) in keys for v in NATIVE_VARIANTS):
+        return ("### Single-thread rows: instructions per iteration\n\n"
+                "Not measured: this machine has no instruction counter for "
+                "perf_event_open() (`perf stat -e instructions` reports "
+                "\"not supported\").\n")
+    vs = [v for v in NATIVE_VARIANTS if any(log.insns.get(("single", c, n, g, v))
+                                     for (c, n, g) in keys)]
+    rows = []
+    for (cell, n, gap) in keys:
+        row = [SINGLE_LABELS.get(cell, cell)]
+        for v in vs:
+            m = native_insns_median(log, ("single", cell, n, gap, v))
+            row.append("" if m is None else "%.1f" % m)
+        rows.append(row)
+    return ("### Single-thread rows: user-space instructions per iteration "
+            "(perf_event_open, median of rounds)\n\n"
+            + md_table(["row"] + vs, rows) + "\n")
+
+
+def native_pr_section(log):
+    rows = []
+    for key, (main, pr, flag) in PR_LINUX.items():
+        t, cell, n, gap = key
+        got = {v: log.value(t, cell, n, gap, v) for v in PSEM_RULES}
+        if not got["locked"]:
+            continue
+        kp = key + ("psem",)
+        sp = log.key_speedup(kp, key + ("locked",))
+        ss = log.key_speedup(key + ("positive-balance",), key + ("locked",))
+        rows.append([label(t, cell, n, gap),
+                     "%s / %s / %s" % (fmt(main), fmt(pr), fmt(flag)),
+                     "%.2f" % (main / pr),
+                     " / ".join(fmt(got[v]["median"]) if got[v] else "-"
+                                for v in PSEM_RULES),
+                     "" if ss is None else "%.2f" % ss[0],
+                     "" if sp is None else "%.2f" % sp[0]])
+    if not rows:
+        return ""
+    return ("### Beside the pull request's Linux figures (Hygon C86 7360)\n\n"
+            "The pull request's ns per iteration for main / PR / +flag, its ratio "
+            "main / PR, and this run's medians for locked / positive-balance / "
+            "positive-balance+flag / psem with the median per-round speedups "
+            "positive-balance vs locked and psem vs locked.\n\n"
+            + md_table(["cell", "PR: main / PR / +flag (ns)", "PR main/PR",
+                        "native: locked / positive-balance / positive-balance+flag / "
+                        "psem (ns)", "native positive-balance vs locked",
+                        "native psem vs locked"], rows) + "\n")
+
+
+PSEM_RULES = ["locked", "positive-balance", "positive-balance+flag", "psem"]
+
+
+def native_load_tcg(path):
+    """The wall-clock rounds of a `make bench` run (its .rounds.csv):
+    {(table, cell, threads, gap, variant): {round: ns}}."""
+    out = collections.defaultdict(dict)
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            if r["clock"] != "wall":
+                continue
+            key = (r["table"], r["cell"], int(r["threads"]), r["gap"],
+                   VARIANT_ALIASES.get(r["variant"], r["variant"]))
+            out[key][int(r["round"])] = float(r["ns_per_iter"])
+    return out
+
+
+def native_tcg_speedup(tcg, key, a, b):
+    ra, rb = tcg.get(key + (a,), {}), tcg.get(key + (b,), {})
+    r = [rb[i] / ra[i] for i in ra if i in rb and ra[i] > 0]
+    return statistics.median(r) if r else None
+
+
+TCG_PAIRS = (("psem", "locked"), ("positive-balance", "locked"),
+             ("positive-balance+flag", "locked"), ("psem", "positive-balance"))
+
+
+def native_tcg_section(log, tcg, name):
+    rows = []
+    for t in ("single", "contention"):
+        for (cell, n, gap) in log.cells(t):
+            key = (t, cell, n, gap)
+            if not tcg.get(key + ("psem",)):
+                continue
+            row = [label(t, cell, n, gap)]
+            for a, b in TCG_PAIRS:
+                s = log.key_speedup(key + (a,), key + (b,))
+                q = native_tcg_speedup(tcg, key, a, b)
+                row.append("%s / %s" % ("-" if s is None else "%.2f" % s[0],
+                                        "-" if q is None else "%.2f" % q))
+            rows.append(row)
+    if not rows:
+        return ""
+    return ("### Beside QEMU TCG (`make bench`, %s)\n\n"
+            "Median per-round speedups, native / TCG, for the cells both runs "
+            "have.\n\n" % name
+            + md_table(["cell"] + ["%s vs %s (native / TCG)" % p for p in TCG_PAIRS],
+                          rows) + "\n")
+
+
+def native_targets_section(log):
+    rows = []
+
+    def speed(key, a, b):
+        return log.key_speedup(key + (a,), key + (b,))
+
+    def add(text, key, a, b, limit, how="ge"):
+        s = speed(key, a, b)
+        if s is None:
+            rows.append([text, "not measured", "", "not measured"])
+            return
+        lost, tot = native_losses(log, key + (a,), key + (b,))
+        # Enough digits that a miss never rounds to the threshold.
+        digits = 2
+        while digits < 5 and s[0] < limit and round(s[0], digits) >= limit:
+            digits += 1
+        if digits == 2 and abs(s[0] - limit) < 0.005:
+            digits = 3
+        meas = "%.*f× [%.2f–%.2f]; psem slower in %d of %d rounds" % (
+            digits, s[0], s[1], s[2], lost, tot)
+        miss = 100 * (limit - s[0]) / limit
+        rows.append([text, meas, "≥ %.2f×" % limit,
+                     "met" if s[0] >= limit else
+                     "**missed** by %s" % ("%.1f%%" % miss if miss >= 0.1
+                                           else "less than 0.1%")])
+
+    # 1. psem at least as fast as positive-balance in every cell.
+    for t in ("single", "contention"):
+        for (cell, n, gap) in log.cells(t):
+            if log.value(t, cell, n, gap, "positive-balance"):
+                add("psem vs positive-balance: %s" % label(t, cell, n, gap),
+                    (t, cell, n, gap), "psem", "positive-balance", 1.0)
+    # 2. psem vs locked by at least the pull request's ratios in its four
+    # headline cells.
+    for (t, cell, n, gap, what, main, pr) in HEADLINES:
+        add("psem vs locked: %s (the PR's main/PR %.2f×)" % (what, main / pr),
+            (t, cell, n, gap), "psem", "locked", round(main / pr, 2))
+    # 3. single-permit try+release within 1.2x of sem_trywait+sem_post, and no
+    # worse than sem_t at 2 threads (the semaphore contention cells).
+    add("psem vs sem_t: single-permit try+release, uncontended (within 1.2×)",
+        ("single", "try_acquire_release", 1, "none"), "psem", "sem_t", 1 / 1.2)
+    for (cell, n, gap) in log.cells("contention"):
+        if n == 2 and cell.startswith("semaphore") and \
+                log.value("contention", cell, n, gap, "sem_t"):
+            add("psem vs sem_t: %s" % label("contention", cell, n, gap),
+                ("contention", cell, n, gap), "psem", "sem_t", 1.0)
+    # 4. psem_mutex within 1.2x of pthread_mutex uncontended.
+    add("psem vs pthread_mutex: uncontended_reuse (within 1.2×)",
+        ("single", "uncontended_reuse", 1, "none"), "psem", "pthread", 1 / 1.2)
+    met = sum(1 for r in rows if r[3] == "met")
+    return ("### Targets\n\nThe native targets for variant `psem` on this "
+            "machine's cores: median of per-round speedups (higher is better) "
+            "with the slowest and fastest round, and the rounds psem lost. "
+            "\"Within 1.2×\" is a speedup of at least 1/1.2 = 0.83×. "
+            "%d of %d met.\n\n" % (met, len(rows))
+            + md_table(["target", "measured", "threshold", "verdict"], rows) + "\n")
+
+
+def native_write_csv(path, log):
+    with open(path, "w", newline="") as f:
+        out = csv.writer(f, lineterminator="\n")
+        out.writerow(HEADER)
+        for key, x in log.summary.items():
+            m = native_insns_median(log, key)
+            out.writerow(list(key) + [
+                "%.2f" % x["median"], "%.2f" % x["min"], "%.2f" % x["max"],
+                x["rounds"], "%.2f" % x["cpu"], "%.2f" % x["csw"],
+                "" if m is None else "%.2f" % m])
+
+
+def native_report(a):
+    """The --native mode: psem-bench-native's records."""
+    log = Log(a.native)
+    if not log.summary:
+        sys.exit("bench_table: no records in %s" % a.native)
+    if not log.end.startswith("ok"):
+        print("bench_table: warning: %s has no successful end record" % a.native,
+              file=sys.stderr)
+    st = Log(a.stats) if a.stats else None
+    parts = ["## %s\n" % a.title]
+    parts += ["- %s" % n for n in a.note]
+    parts.append("- run: `%s`" % log.begin)
+    parts.append("- end: `%s`" % log.end)
+    parts.append("")
+    parts.append(native_ns_section(log, "single", "Single-thread rows"))
+    parts.append(native_insns_section(log))
+    parts.append(native_ns_section(log, "contention", "Contention"))
+    parts.append(native_pr_section(log))
+    if a.tcg:
+        parts.append(native_tcg_section(log, native_load_tcg(a.tcg),
+                                        os.path.basename(a.tcg)))
+    if st:
+        parts.append(stats_section(st))
+    parts.append(native_targets_section(log))
+    if a.csv:
+        native_write_csv(a.csv, log)
+    if a.rounds_csv:
+        write_rounds_csv(a.rounds_csv, [("native", log)])
+    if a.plot_data:
+        write_plot_data(a.plot_data, (
+            ("contention", log, "contention", "ns per iteration",
+             "Contention cells, native: ns per iteration of one thread, median "
+             "of rounds, whiskers min-max"),
+            ("single_wall", log, "single", "ns per iteration",
+             "Single-thread rows, native: ns per iteration")),
+            NATIVE_VARIANTS, a.title)
+    return parts
+
+
+def kernel_report(a):
+    """The default mode: psem_bench.ko's records, --wall and/or --icount."""
     w = Log(a.wall) if a.wall else None
     ic = Log(a.icount) if a.icount else None
     st = Log(a.stats) if a.stats else None
@@ -635,7 +840,6 @@ def main():
         if log and not log.end.startswith("ok"):
             print("bench_table: warning: %s has no successful end record"
                   % log.path, file=sys.stderr)
-
     parts = ["## %s\n" % a.title]
     for name, log in (("wall-clock run", w), ("icount run", ic)):
         if log and log.begin:
@@ -651,6 +855,51 @@ def main():
     if st:
         parts.append(stats_section(st))
     parts.append(targets_section(w, ic))
+    if a.csv:
+        write_csv(a.csv, w, ic)
+    if a.rounds_csv:
+        write_rounds_csv(a.rounds_csv, [("wall", w), ("icount", ic)])
+    if a.plot_data:
+        write_plot_data(a.plot_data, (
+            ("contention", w, "contention", "ns per iteration",
+             "Contention cells: wall-clock ns per iteration of one thread, "
+             "median of rounds, whiskers min-max"),
+            ("single_wall", w, "single", "ns per iteration",
+             "Single-thread rows: wall-clock ns per iteration"),
+            ("single_insns", ic, "single", "instructions per iteration",
+             "Single-thread rows: instructions per iteration (QEMU -icount, "
+             "deterministic)")), VARIANTS, a.title)
+    return parts
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--wall", help="log of a wall-clock run ('-' for stdin)")
+    ap.add_argument("--icount", help="log of a QEMU -icount run")
+    ap.add_argument("--native", help="psem-bench-native's output (the native mode)")
+    ap.add_argument("--stats", help="log of a run with stats=1 (or --stats)")
+    ap.add_argument("--tcg", help="--native: a `make bench` .rounds.csv to set beside")
+    ap.add_argument("--note", action="append", default=[],
+                    help="--native: a line for the header (CPU, load, ...)")
+    ap.add_argument("--csv", help="write the summary CSV here")
+    ap.add_argument("--rounds-csv", help="write every round here")
+    ap.add_argument("--md", help="write the markdown tables here")
+    ap.add_argument("--rst", help="write the tables as reStructuredText here")
+    ap.add_argument("--plot-data", help="write gnuplot data files into this directory")
+    ap.add_argument("--title")
+    a = ap.parse_args()
+    if a.native:
+        if a.wall or a.icount:
+            ap.error("--native goes alone, without --wall and --icount")
+        a.title = a.title or "psem native benchmark"
+        parts = native_report(a)
+    elif a.wall or a.icount:
+        if a.tcg or a.note:
+            ap.error("--tcg and --note go with --native")
+        a.title = a.title or "psem benchmarks"
+        parts = kernel_report(a)
+    else:
+        ap.error("give --wall and/or --icount, or --native")
     md = "\n".join(p for p in parts if p is not None)
     print(md)
     if a.md:
@@ -659,12 +908,6 @@ def main():
     if a.rst:
         with open(a.rst, "w") as f:
             f.write(md_to_rst(md))
-    if a.csv:
-        write_csv(a.csv, w, ic)
-    if a.rounds_csv:
-        write_rounds_csv(a.rounds_csv, [("wall", w), ("icount", ic)])
-    if a.plot_data:
-        write_plot_data(a.plot_data, w, ic, a.title)
 
 
 if __name__ == "__main__":
