@@ -237,8 +237,9 @@ kunit_results() {
 
 # check_consumer_unload LOG: the exit of the example consumer
 # (examples/consumer.c, module psem_consumer) kills the kthread it left
-# waiting for 5 permits of a gate holding 2 (it had taken both). The wait must end with -EINTR and give both permits back: the
-# console must show "waiter woke: -4" and "unloaded; gate balance 2".
+# waiting for 5 permits of a gate holding 2 (it had taken both). The wait
+# must end with -EINTR and give both permits back: the console must show
+# "waiter woke: -4" and "unloaded; gate balance 2".
 check_consumer_unload() {
 	local lines bal ok=0
 	lines=$(tr -d '\r' <"$1" | sed -n 's/^\[ *[0-9.]*\] //; /^psem_consumer: /p')
