@@ -1,47 +1,38 @@
 # SPDX-License-Identifier: GPL-2.0
 # psem: build the modules against a kernel tree, and run the project's checks.
-#
-#   make [KDIR=/path/to/kernel/build]   psem.ko (+ KUnit modules) and the example
-#   make modules | examples | clean
-#   make check    lint, the spin model, the litmus tests, KUnit on the
-#                 debug-6.1, rt-6.12, debug-7.3 and kcsan-7.3 test kernels in
-#                 QEMU, torture, load/use/unload on Debian's six stock
-#                 kernels, a DKMS build, XFS on psem, the native smoke
-#                 round and the userspace TSan/ASan harness
-#   make demo [KVER=6.12|6.12-rt|6.1|6.1-rt|7.3|7.3-rt|<uname -r>] [XFS=1]
-#                 boot a Debian stock kernel in QEMU (default the newest
-#                 generic one) and show psem working; XFS=1 also runs XFS
-#                 with its buffer lock on psem (stress-ng, xfs_repair -n)
-#   make dkms-install [KVER=...]   (root) install psem through DKMS for KVER
-#                 (default the running kernel): the source and public headers
-#                 in /usr/src/psem-<version>, psem.ko in the kernel's
-#                 updates/dkms/, Module.symvers in the DKMS tree; rebuilt on
-#                 kernel upgrades. Loads nothing. `make dkms-uninstall` undoes.
-#   make lint     checkpatch, sparse, W=1 and kernel-doc
-#   make torture | bench   scripts/torture.sh, scripts/bench.sh (variables
-#                 given on the command line, e.g. DURATION=600 or QUICK=1,
-#                 reach the scripts' environment)
-#   make explore [SCENARIO=GLOB] [EXPLORE_BOUND=N]
-#                 scripts/check-explore.sh: the interleaving explorer's
-#                 scenarios (those matching GLOB; EXPLORE_BOUND=3 deeper),
-#                 and, when no SCENARIO is given, its mutants
+# `make help` lists the targets and variables, one line each;
+# Documentation/testing.rst has the tests, and a table of every variable the
+# scripts read.
 #
 # The kbuild rules themselves are in Kbuild, kmod/Kbuild, kunit/Kbuild and
-# examples/Kbuild. Nothing here loads a module into the running kernel.
+# examples/Kbuild; the test kernels' config fragments are in configs/.
+# Nothing here loads a module into the running kernel. Variables given on
+# the command line (DURATION=600, QUICK=1, SCENARIO=..., XFS=1) reach the
+# scripts' environment.
 
 KVER	?= $(shell uname -r)
 KDIR	?= /lib/modules/$(KVER)/build
 PWD	:= $(CURDIR)
 
 # Script-backed targets: `make X` runs scripts/X.sh.
-SCRIPTS	:= check demo lint torture bench bench-native bench-xfs
+SCRIPTS	:= demo lint torture bench bench-native bench-xfs
+
+# `make check` / `make kunit`: stages, test kernels and KUnit suites by name
+# (scripts/check.sh --only, --kernels, --suites), from the command line
+# only: a variable of the same name in the environment does not count.
+ONLY	:=
+KERNELS	:=
+KERNEL	:=
+SUITES	:=
+select_args = $(if $(strip $(KERNELS) $(KERNEL)),--kernels '$(strip $(KERNELS) $(KERNEL))') \
+	$(if $(SUITES),--suites '$(SUITES)')
 
 # The version DKMS knows psem by, from dkms.conf.
 PSEM_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' "$(CURDIR)/dkms.conf")
 DKMS_SRC := /usr/src/psem-$(PSEM_VERSION)
 
 .PHONY: all modules examples clean kdir dkms-install dkms-uninstall explore \
-	$(SCRIPTS)
+	check kunit help $(SCRIPTS)
 
 all: modules examples
 
@@ -94,6 +85,35 @@ dkms-uninstall:
 # SCENARIO and EXPLORE_BOUND, given on the command line, reach its environment.
 explore:
 	bash scripts/check-explore.sh
+
+check:
+	bash scripts/check.sh $(if $(ONLY),--only '$(ONLY)') $(select_args)
+
+kunit:
+	bash scripts/check.sh --only kunit $(select_args)
+
+help:
+	@echo 'targets:'
+	@echo '  all (default)   psem.ko, the KUnit modules (kernels with KUnit) and the example consumer'
+	@echo '  modules | examples | clean'
+	@echo '  check           every test stage (scripts/check.sh); what CI runs'
+	@echo '  kunit           KUnit only: build, boot and run the suites on the test kernels in QEMU'
+	@echo '  lint            checkpatch, sparse, W=1, kernel-doc, shellcheck, the variable table'
+	@echo '  torture         the torture module on the debug and KCSAN test kernels'
+	@echo '  explore         the interleaving explorer and its mutants (userspace)'
+	@echo '  bench | bench-native | bench-xfs   the benchmarks (Documentation/benchmarks.rst)'
+	@echo '  demo            boot a Debian stock kernel in QEMU and show psem working'
+	@echo '  dkms-install | dkms-uninstall      (root) psem through DKMS for KVER'
+	@echo 'variables:'
+	@echo '  KVER=<uname -r>, KDIR=DIR   the kernel to build against (default the running one)'
+	@echo '  ONLY=STAGE,...   check: only these of $(shell sed -n 's/^all_stages="\(.*\)"$$/\1/p' scripts/check.sh)'
+	@echo '  KERNELS=K,...    check, kunit: only these test kernels (KERNEL=K for one) of $(shell sed -n 's/^all_kernels="\(.*\)"$$/\1/p' scripts/check.sh)'
+	@echo "  SUITES='GLOB'    check, kunit: KUnit suites and tests by glob, 'suite*' or 'suite.test*'"
+	@echo '  DURATION=S       torture: seconds (default 60)'
+	@echo '  QUICK=1          bench, bench-native: the short matrix'
+	@echo "  SCENARIO='GLOB'  explore: those scenarios only; EXPLORE_BOUND=N: at bound N"
+	@echo '  XFS=1            demo: also XFS with its buffer lock on psem'
+	@echo 'the rest, PSEM_* in the environment: Documentation/testing.rst, "Variables"'
 
 $(SCRIPTS):
 	@test -f scripts/$@.sh || \

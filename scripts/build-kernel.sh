@@ -3,7 +3,7 @@
 # Build a psem test kernel from a Debian linux-source-X.Y package.
 #
 #   scripts/build-kernel.sh FLAVOUR    debug, rt, debug-7.3, kcsan-7.3, ...
-#                                  (kunit/FLAVOUR.config)
+#                                  (configs/FLAVOUR.config)
 #   scripts/build-kernel.sh --source [FLAVOUR|linux-source-X.Y]
 #                                  only extract; print the source tree
 #                                  (default linux-source-6.1)
@@ -25,7 +25,7 @@
 #                                  compile-only check against 7.2)
 #
 # Which source package a flavour uses is named in its fragment,
-# kunit/FLAVOUR.config, by a line "# psem-source: linux-source-X.Y" (default
+# configs/FLAVOUR.config, by a line "# psem-source: linux-source-X.Y" (default
 # linux-source-6.1): debug is 6.1, rt (PREEMPT_RT) is 6.12, debug-7.3 and
 # kcsan-7.3 are 7.3. A source package that is not installed is taken from
 # where scripts/fetch-7x.sh unpacked it.
@@ -68,7 +68,7 @@ prepare:linux-source-* | prepare:) echo "$usage" >&2; exit 2 ;;
 *:linux-source-*) pkg=$flavour flavour= ;;
 *:) [ $mode = source ] || { echo "$usage" >&2; exit 2; } ;;
 *)
-	frags=("$top/kunit/base.config" "$top/kunit/$flavour.config")
+	frags=("$top/configs/base.config" "$top/configs/$flavour.config")
 	[ -f "${frags[1]}" ] || { echo "build-kernel: no fragment ${frags[1]}" >&2; exit 2; }
 	p=$(sed -n 's/^# psem-source:[[:space:]]*\(linux-source-[0-9.]*\)[[:space:]]*$/\1/p' "${frags[1]}")
 	pkg=${p:-$pkg}

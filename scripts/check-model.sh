@@ -10,10 +10,11 @@
 #   -k DIR  keep the generated verifiers, pan's output and the counterexample
 #           trails (with their replays) in DIR instead of a temporary directory
 #
-# Every correct configuration (the psem, seed, locked and mixed release
-# rules; asynchronous waiters and close) must verify with errors: 0 and a
-# complete search; every coverage witness and broken variant (a)-(f) and
-# (h)-(k) must produce a violation; variant (g) must not. Exits non-zero on
+# Every correct configuration (the psem (waiters-bit), positive-balance,
+# always-locked and mixed release rules; asynchronous waiters and close)
+# must verify with errors: 0 and a complete search; every coverage witness
+# and broken variant (a)-(f) and (h)-(k) must produce a violation; variant
+# (g) must not. Exits non-zero on
 # any unexpected result.
 set -euo pipefail
 
@@ -254,12 +255,12 @@ verify "psem rule, 3 procs (1 op each, init 3, max 4)" 24 -DNPROC=3 -DOPS=1 -DIN
 # with nothing added or handed out, the balance ends at MAX.
 verify "psem rule, overflow (2 releases of 1 from max-1, max 3)" 18 -DOVERFLOW -DNPROC=2 -DINIT=2 -DMAX=3 || true
 verify "psem rule, overflow (2 releases of 1 from max-1, max 4)" 18 -DOVERFLOW -DNPROC=2 -DINIT=3 -DMAX=4 || true
-# The seed's rule (zero_release=0: fast only on a positive balance), with
-# the contention flag (seed+flag) and without (seed).
-verify "seed rule + flag, 2 procs (3 ops each, init 2, max 3)" 24 -DRULE=1 -DNPROC=2 -DOPS=3 -DINIT=2 -DMAX=3 || true
-verify "seed rule + flag, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=1 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
-verify "seed rule, no flag, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=1 -DFLAG=0 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
-verify "seed rule, overflow (2 releases of 1 from max-1, max 3)" 18 -DRULE=1 -DOVERFLOW -DNPROC=2 -DINIT=2 -DMAX=3 || true
+# The positive-balance rule (zero_release=0: fast only on a positive
+# balance), with the contention flag (positive-balance+flag) and without.
+verify "positive-balance rule + flag, 2 procs (3 ops each, init 2, max 3)" 24 -DRULE=1 -DNPROC=2 -DOPS=3 -DINIT=2 -DMAX=3 || true
+verify "positive-balance rule + flag, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=1 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
+verify "positive-balance rule, no flag, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=1 -DFLAG=0 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
+verify "positive-balance rule, overflow (2 releases of 1 from max-1, max 3)" 18 -DRULE=1 -DOVERFLOW -DNPROC=2 -DINIT=2 -DMAX=3 || true
 # Every release locked (fast_release=0).
 verify "locked rule, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=0 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
 # The switches flipped while releases run: each release picks a rule.
@@ -323,9 +324,9 @@ witness "overflow" 19 refuse-after-trip "${ovf[@]}"
 echo "model: coverage: ${#reached[@]}/19 events reachable (${reached[*]})"
 
 # --- broken variants: each must be caught ------------------------------------
-# Each also runs with the queue assertions (I1, I2, the seed's invariant,
-# no lost wake-up) off, to show what the bug does: a waiter stranded, a
-# debt never honoured.
+# Each also runs with the queue assertions (I1, I2, the positive-balance
+# invariant, no lost wake-up) off, to show what the bug does: a waiter
+# stranded, a debt never honoured.
 brk=(-DNPROC=2 -DOPS=2)
 # (a) the bit cleared while a waiter is still linked
 if expect_violation clear-with-waiter -DBROKEN_CLEAR_WITH_WAITER "${brk[@]}"; then

@@ -2,45 +2,140 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make check`: psem's whole test run. Never loads anything on the host.
 #
-#   1. scripts/setup.sh, scripts/lint.sh, the spin model
-#      (scripts/check-model.sh), then the litmus tests with the LKMMs of
-#      6.1, 6.12 and 7.3 (scripts/check-litmus.sh);
-#   2. for the test kernels, debug-6.1 (lockdep, KASAN), rt-6.12
-#      (PREEMPT_RT, lockdep, KASAN), debug-7.3 (lockdep, KASAN) and
-#      kcsan-7.3: build the kernel (cached) and
-#      the modules, boot it in QEMU, load psem.ko, every kunit/*.ko and the
-#      example consumer, flip the debugfs switches, unload; parse the KTAP
-#      the KUnit modules logged with the kernel's kunit.py;
-#   3. psem_torture.ko on every test kernel (scripts/torture.sh), each in
-#      the background from the end of its kernel's KUnit stage, one at a
-#      time; their output is printed after the stock stage;
-#   4. DKMS: `dkms build` against the stock 7.3.4 image's module tree in a
-#      private DKMS tree under the cache (nothing is installed on the
-#      host), then the consumer built against what DKMS left;
-#   5. Debian's stock kernels (6.1, 6.12 and 7.3.4, generic and rt, as
-#      scripts/stock-kernel.sh --all lists them): build against each one's
-#      headers or matching tree, boot it, load, use and unload psem.ko and
-#      the consumer the same way; one line "stock <uname -r>: loaded, used,
-#      unloaded" each. The kernel DKMS built for boots the DKMS module and
-#      its consumer instead: "dkms: built psem <version> for <kver>";
-#   6. the native benchmark's smoke round (stage native), XFS with its
-#      buffer lock on psem (scripts/check-xfs.sh), and
-#      scripts/check-tsan.sh.
+#   scripts/check.sh [--only STAGES] [--kernels KERNELS] [--suites GLOB]
+#
+# The stages, in the order they run (--only picks some, by name, comma- or
+# space-separated; without it, all of them):
+#   lint     scripts/lint.sh
+#   model    the spin model (scripts/check-model.sh), then the litmus tests
+#            with the LKMMs of 6.1, 6.12 and 7.3 (scripts/check-litmus.sh)
+#   kunit    for each test kernel (--kernels, default debug rt debug-7.3
+#            kcsan-7.3; also by their printed names, debug-6.1 and rt-6.12):
+#            build the kernel (cached) and the modules, boot it in QEMU,
+#            load psem.ko, the kunit/*.ko and the example consumer, flip the
+#            debugfs switches, unload; parse the KTAP the KUnit modules
+#            logged with the kernel's kunit.py. --suites GLOB runs only the
+#            suites (and, where the kernel can, the tests) that KUnit's
+#            filter_glob GLOB matches: see run_kernel
+#   torture  psem_torture.ko on the same test kernels (scripts/torture.sh),
+#            each in the background from the end of its kernel's KUnit
+#            stage, one at a time; their output is printed after the stock
+#            stage
+#   dkms     `dkms build` against the stock 7.3.4 image's module tree in a
+#            private DKMS tree under the cache (nothing is installed on the
+#            host), then the consumer built against what DKMS left
+#   stock    Debian's stock kernels (6.1, 6.12 and 7.3.4, generic and rt, as
+#            scripts/stock-kernel.sh --all lists them): build against each
+#            one's headers or matching tree, boot it, load, use and unload
+#            psem.ko and the consumer the same way; one line "stock <uname
+#            -r>: loaded, used, unloaded" each. The kernel DKMS built for
+#            boots the DKMS module and its consumer instead: "dkms: built
+#            psem <version> for <kver>"
+#   native   the native benchmark's smoke round (scripts/bench-native.sh)
+#   xfs      XFS with its buffer lock on psem (scripts/check-xfs.sh)
+#   tsan     the userspace TSan/ASan harness (scripts/check-tsan.sh)
+#   explore  the interleaving explorer and its mutants
+#            (scripts/check-explore.sh)
+# scripts/setup.sh runs first, always. An unknown stage or kernel name, or
+# a malformed GLOB, exits 2 before anything runs.
 # Any splat on a console, a failed or missing suite, or a failed step fails
 # the run. The last line is "N passed, F failed": N KUnit tests passed over
 # all test kernels, F failed or crashed tests plus failed steps.
 #
-# Environment: PSEM_CHECK_KERNELS (default "debug rt debug-7.3 kcsan-7.3"),
-# PSEM_CHECK_STOCK=0 to skip the stock kernels (PSEM_CHECK_STOCK_KERNELS:
-# a list of kernel versions instead of all), PSEM_CHECK_DKMS=0 to skip
-# DKMS, PSEM_CHECK_TSAN=0 to skip check-tsan.sh, PSEM_CHECK_LINT=0 to skip lint,
-# PSEM_CHECK_MODEL=0 to skip the spin model and the litmus tests,
-# PSEM_CHECK_TORTURE=0 to skip
-# the torture (PSEM_CHECK_TORTURE_S: its length, default 60), PSEM_CACHE,
-# PSEM_LOGDIR, and qemu-run.sh's PSEM_QEMU_*.
+# Environment (Documentation/testing.rst lists every variable):
+# PSEM_CHECK_STOCK_KERNELS, PSEM_CHECK_DKMS_KERNEL, PSEM_CHECK_TORTURE_BG,
+# PSEM_TORTURE_DURATION, PSEM_CACHE, PSEM_LOGDIR, and qemu-run.sh's
+# PSEM_QEMU_*.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+
+all_stages="lint model kunit torture dkms stock native xfs tsan explore"
+all_kernels="debug rt debug-7.3 kcsan-7.3"
+usage() {
+	echo "usage: check.sh [--only STAGES] [--kernels KERNELS] [--suites GLOB]"
+	echo "  STAGES:  $all_stages (comma- or space-separated; default all)"
+	echo "  KERNELS: $all_kernels (or their names with the series, e.g. debug-6.1)"
+	echo "  GLOB:    KUnit suites and tests, as kunit.filter_glob: 'suite*' or 'suite.test*'"
+}
+# bad_usage MESSAGE...: a mistake in the selection; nothing has run.
+bad_usage() {
+	echo "check: $*" >&2
+	usage >&2
+	exit 2
+}
+stages=$all_stages kernels=$all_kernels suites=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--only) [ $# -ge 2 ] || bad_usage "--only needs a value"; stages=${2//,/ }; shift 2 ;;
+	--kernels) [ $# -ge 2 ] || bad_usage "--kernels needs a value"; kernels=${2//,/ }; shift 2 ;;
+	--suites) [ $# -ge 2 ] || bad_usage "--suites needs a value"; suites=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) bad_usage "unknown argument '$1'" ;;
+	esac
+done
+# The opt-out switches that --only replaced: refuse them rather than run
+# everything that they were meant to leave out.
+for v in LINT MODEL TORTURE TORTURE_S STOCK DKMS TSAN XFS NATIVE EXPLORE KERNELS; do
+	if printenv "PSEM_CHECK_$v" >/dev/null; then
+		bad_usage "PSEM_CHECK_$v is gone: select stages with ONLY= (--only) and" \
+			"kernels with KERNELS= (--kernels); the torture's length is PSEM_TORTURE_DURATION"
+	fi
+done
+read -r -a words <<<"$stages"
+[ ${#words[@]} -gt 0 ] || bad_usage "--only names no stage"
+for w in "${words[@]}"; do
+	case " $all_stages " in *" $w "*) ;; *) bad_usage "unknown stage '$w'" ;; esac
+done
+# want STAGE: was STAGE selected?
+want() { case " $stages " in *" $1 "*) return 0 ;; esac; return 1; }
+# The kernels by flavour (debug), or by the name the output gives them
+# with their series (debug-6.1).
+read -r -a words <<<"$kernels"
+[ ${#words[@]} -gt 0 ] || bad_usage "--kernels names no kernel"
+kernels=''
+for w in "${words[@]}"; do
+	f=''
+	for k in $all_kernels; do
+		if [ "$w" = "$k" ] ||
+		   [ "$w" = "$("$top/scripts/build-kernel.sh" --name "$k" 2>/dev/null)" ]; then
+			f=$k
+		fi
+	done
+	[ -n "$f" ] || bad_usage "unknown test kernel '$w'"
+	kernels+="${kernels:+ }$f"
+done
+
+# --suites GLOB: KUnit's filter_glob, "suite_glob" or "suite_glob.test_glob"
+# (glob_match(): *, ? and [...]). The host packs only the test modules that
+# hold a suite the suite part matches (a module holds the suites its source
+# kunit/MODULE.c names where there is one, else the one its name gives:
+# psem_basic_kunit.ko holds psem_basic), and the guest's command line gets
+# kunit.filter_glob=GLOB, which the kernel applies to each module's suites
+# and tests where its KUnit filters module suites (6.12 and later; Linux
+# 6.1 applies it to built-in suites only, so there the test part is not
+# honoured: every test of the chosen suites runs).
+suite_glob='' test_glob='' kunit_pick=''
+if [ -n "$suites" ]; then
+	want kunit || bad_usage "--suites selects KUnit suites, but the kunit stage is not selected"
+	re='^[][A-Za-z0-9_*?!^-]+(\.[][A-Za-z0-9_*?!^-]+)?$'
+	[[ $suites =~ $re ]] ||
+		bad_usage "bad KUnit glob '$suites': 'suite_glob' or 'suite_glob.test_glob'," \
+			"of letters, digits, _, -, *, ? and [...]"
+	suite_glob=${suites%%.*}
+	[ "$suite_glob" = "$suites" ] || test_glob=${suites#*.}
+	for m in $(kunit_modules); do
+		for s in $(module_suites "$m"); do
+			# shellcheck disable=SC2053 # a glob, on purpose
+			[[ $s == $suite_glob ]] && kunit_pick+=" $m" && break
+		done
+	done
+	if [ -z "$kunit_pick" ]; then
+		echo "check: no KUnit suite matches '$suite_glob'; the suites:" >&2
+		expected_suites | paste -sd' ' | fold -s -w 76 | sed 's/^/  /' >&2
+		exit 2
+	fi
+fi
 
 t_start=$SECONDS
 passed=0 failed=0 failures=()
@@ -67,6 +162,9 @@ flock -n 9 || { echo "check: waiting for another check to finish"; flock 9; }
 # and add to the totals. Returns 2 if the only problem is failed tests. The
 # guest sends each module's `dmesg -r`, whose
 # lines start with "<level>[time] ", unlike console lines that interleave.
+# Every suite in kunit/*.c must have run; with --suites, every suite its
+# suite part matches, unless a test part filtered (a suite none of whose
+# tests matched does not run), and at least one.
 kunit_results() {
 	local log=$1 ksrc=$2 name=$3 dir=$logdir/$3.ktap m mods
 	rm -rf "$dir" && mkdir -p "$dir"
@@ -86,6 +184,10 @@ kunit_results() {
 	# one header over all (the test kernels have no built-in suites).
 	local nsuites
 	nsuites=$(cat "${files[@]}" | grep -c '^    # Subtest: ' || true)
+	if [ "$nsuites" = 0 ]; then
+		echo "kunit: no suite ran in $name (--suites '$suites')"
+		return 1
+	fi
 	{
 		echo "KTAP version 1"
 		echo "1..$nsuites"
@@ -96,6 +198,8 @@ kunit_results() {
 			{ print }'
 	} >"$dir/all.txt"
 	for s in $(expected_suites); do
+		# shellcheck disable=SC2053 # a glob, on purpose
+		[ -z "$suites" ] || { [ -z "$test_glob" ] && [[ $s == $suite_glob ]]; } || continue
 		grep -qx "    # Subtest: $s" "$dir/all.txt" || missing+=("$s")
 	done
 	if [ ${#missing[@]} -gt 0 ]; then
@@ -131,10 +235,11 @@ kunit_results() {
 	return $ok
 }
 
-# check_consumer_unload LOG: examples/psem_consumer.c's exit kills the
-# kthread it left waiting for 5 permits of a gate holding 2 (it had taken
-# both). The wait must end with -EINTR and give both permits back: the
-# console must show "waiter woke: -4" and "unloaded; gate balance 2".
+# check_consumer_unload LOG: the exit of the example consumer
+# (examples/consumer.c, module psem_consumer) kills the kthread it left
+# waiting for 5 permits of a gate holding 2 (it had taken both). The wait
+# must end with -EINTR and give both permits back: the console must show
+# "waiter woke: -4" and "unloaded; gate balance 2".
 check_consumer_unload() {
 	local lines bal ok=0
 	lines=$(tr -d '\r' <"$1" | sed -n 's/^\[ *[0-9.]*\] //; /^psem_consumer: /p')
@@ -165,21 +270,36 @@ check_consumer_unload() {
 # kernel; LABEL (default NAME) names it in the KUnit summary. With PREBUILT
 # (a directory holding kmod/psem.ko and examples/psem_consumer.ko) nothing
 # is built. Returns 2 if the only problem is failed KUnit tests.
+# The guest loads every kunit/*.ko in its initramfs: all that were built,
+# or, with --suites, those in kunit_pick, and its command line then
+# carries kunit.filter_glob.
 run_kernel() {
 	local name=$1 kernel=$2 kdir=$3 label=${4:-$1} work=${5:-$cache/work/$1}
 	local log=$logdir/$1.log cpio=$cache/work/$1.cpio
 	if [ -z "${5:-}" ]; then
 		build_modules "$kdir" "$work" || { echo "check: module build failed for $name"; return 1; }
 	fi
-	local kos=(kmod/psem.ko examples/psem_consumer.ko)
-	local kunit=0 ko
+	local kos=(kmod/psem.ko examples/psem_consumer.ko) cmdline=()
+	local kunit=0 built=0 ko m
 	for ko in "$work"/kunit/*.ko; do
-		[ -f "$ko" ] && kos+=("kunit/${ko##*/}") && kunit=1
+		[ -f "$ko" ] || continue
+		built=1 m=${ko##*/}
+		case " $kunit_pick " in *" ${m%.ko} "*) ;; *) [ -z "$suites" ] || continue ;; esac
+		kos+=("kunit/$m") && kunit=1
 	done
+	if [ $built = 1 ] && [ -n "$suites" ]; then
+		[ $kunit = 1 ] || { echo "check: no module built in $work/kunit holds a suite matching '$suite_glob'"; return 1; }
+		cmdline+=("kunit.filter_glob=$suites")
+		if [ -n "$test_glob" ] &&
+		   ! grep -q 'kunit_filter_glob()' "$kdir/source/lib/kunit/test.c" 2>/dev/null; then
+			echo "check: note: $label's KUnit does not filter the suites of modules:" \
+				"every test of the chosen suites runs, not only '$test_glob'"
+		fi
+	fi
 	"$top/scripts/mkinitramfs.sh" -C "$work" "$cpio" "$top/scripts/guest-psem.sh" "${kos[@]}" ||
 		return 1
 	local ok=0
-	"$top/scripts/qemu-run.sh" "$kernel" "$cpio" "$log" || ok=1
+	"$top/scripts/qemu-run.sh" "$kernel" "$cpio" "$log" "${cmdline[@]}" || ok=1
 	echo "console log: $log"
 	local splats
 	if ! splats=$(scan_splats "$log"); then
@@ -192,16 +312,20 @@ run_kernel() {
 	check_consumer_unload "$log" || ok=1
 	# kunit/psem_hostile_kunit.c skips (and prints no expected-splat
 	# window, which scan_splats checks) without CONFIG_DEBUG_ATOMIC_SLEEP;
-	# on a kernel that has it, a run without a window proved nothing.
-	if grep -q '^CONFIG_DEBUG_ATOMIC_SLEEP=y' "$kdir/.config" 2>/dev/null &&
-	   [ -f "$work/kunit/psem_hostile_kunit.ko" ] &&
+	# on a kernel that has it, a run without a window proved nothing. (Not
+	# asked of a run that a test glob cut down: the test that opens the
+	# window may not have run.)
+	local whole=0
+	[ -n "$test_glob" ] || whole=1
+	if grep -q '^CONFIG_DEBUG_ATOMIC_SLEEP=y' "$kdir/.config" 2>/dev/null && [ $whole = 1 ] &&
+	   [[ " ${kos[*]} " == *" kunit/psem_hostile_kunit.ko "* ]] &&
 	   ! grep -qE '^\[ *[0-9.]+\] psem-expect-splat: begin atomic-sleep' "$log"; then
 		echo "check: no atomic-sleep window on the console of a CONFIG_DEBUG_ATOMIC_SLEEP kernel"
 		ok=1
 	fi
 	# Likewise kunit/psem_lockdep_kunit.c on a CONFIG_PROVE_LOCKING kernel.
-	if grep -q '^CONFIG_PROVE_LOCKING=y' "$kdir/.config" 2>/dev/null &&
-	   [ -f "$work/kunit/psem_lockdep_kunit.ko" ] &&
+	if grep -q '^CONFIG_PROVE_LOCKING=y' "$kdir/.config" 2>/dev/null && [ $whole = 1 ] &&
+	   [[ " ${kos[*]} " == *" kunit/psem_lockdep_kunit.ko "* ]] &&
 	   ! grep -qE '^\[ *[0-9.]+\] psem-expect-splat: begin lockdep-inversion' "$log"; then
 		echo "check: no lockdep-inversion window on the console of a CONFIG_PROVE_LOCKING kernel"
 		ok=1
@@ -210,7 +334,7 @@ run_kernel() {
 		local krc=0
 		kunit_results "$log" "$kdir/source" "$label" || krc=$?
 		[ $krc = 0 ] || [ $ok = 1 ] || ok=$krc
-	elif grep -q '^CONFIG_KUNIT=[ym]' "$kdir/.config" 2>/dev/null; then
+	elif [ $built = 0 ] && grep -q '^CONFIG_KUNIT=[ym]' "$kdir/.config" 2>/dev/null; then
 		echo "check: $kdir has KUnit but no kunit/*.ko was built"
 		ok=1
 	fi
@@ -221,12 +345,12 @@ stage "setup"
 bash "$top/scripts/setup.sh"
 stage_done ok
 
-if [ "${PSEM_CHECK_LINT:-1}" != 0 ]; then
+if want lint; then
 	stage "lint"
 	if bash "$top/scripts/lint.sh"; then stage_done ok; else fail_step lint; fi
 fi
 
-if [ "${PSEM_CHECK_MODEL:-1}" != 0 ]; then
+if want model; then
 	stage "spin model"
 	if bash "$top/scripts/check-model.sh"; then stage_done ok; else fail_step "spin model"; fi
 	stage "litmus tests (herd7)"
@@ -237,49 +361,43 @@ fi
 # time, each from the end of that kernel's KUnit stage: beside the next
 # kernel's KUnit guest, and the last one beside the DKMS and stock stages (a
 # torture guest runs for a fixed time; a stock step is mostly a short module
-# build). So at most two guests run at once. A background worker takes the
-# kernels in order and waits for a marker that the main loop leaves when a
-# kernel's KUnit stage is over. Each torture's output is printed, and its
-# result counted, after the stock stage. PSEM_CHECK_TORTURE_BG=0 runs each
-# torture in turn after its kernel's KUnit instead.
-torture_pid='' torture_dir=$cache/work/torture-queue
-torture_on=0
-[ "${PSEM_CHECK_TORTURE:-1}" = 0 ] || torture_on=1
-# torture_worker FLAVOUR...: each FLAVOUR's torture once its marker exists.
-torture_worker() {
-	local f rc
-	for f in "$@"; do
-		while [ ! -e "$torture_dir/$f.ready" ]; do
-			kill -0 $$ 2>/dev/null || return 1	# check.sh is gone
-			sleep 2
-		done
-		rc=0
-		PSEM_TORTURE_KERNELS=$f KDIR='' \
-			bash "$top/scripts/torture.sh" "" "${PSEM_CHECK_TORTURE_S:-60}" \
-			>"$logdir/torture-$f.out" 2>&1 </dev/null || rc=$?
-		echo "$rc" >"$torture_dir/$f.rc"
-	done
-}
-# torture_ready FLAVOUR: its KUnit stage is over; let its torture run.
-torture_ready() {
-	[ $torture_on = 1 ] || return 0
-	touch "$torture_dir/$1.ready"
+# build). So at most two guests run at once: each torture takes a lock
+# that the one before holds while it runs. Each torture's output is
+# printed, and its result counted, after the stock stage.
+# PSEM_CHECK_TORTURE_BG=0 runs each torture in turn after its kernel's
+# KUnit instead.
+torture_s=${PSEM_TORTURE_DURATION:-60}
+torture_pids=()
+# torture_start FLAVOUR: start FLAVOUR's torture.
+torture_start() {
+	want torture || return 0
+	(
+		flock 8
+		PSEM_TORTURE_KERNELS=$1 KDIR='' \
+			bash "$top/scripts/torture.sh" "" "$torture_s" >"$logdir/torture-$1.out" 2>&1
+	) 8>"$cache/work/.torture.lock" </dev/null &
+	torture_pids+=("$!")
 	if [ "${PSEM_CHECK_TORTURE_BG:-1}" = 0 ]; then
-		while [ ! -e "$torture_dir/$1.rc" ]; do sleep 2; done
+		wait "$!" && torture_pids[-1]=ok || torture_pids[-1]=failed
 	else
 		echo "== torture ($1): running in the background (output: $logdir/torture-$1.out)"
 	fi
 }
-# torture_done: wait for the worker; print each torture's output, count it.
+# torture_done: wait for each torture in turn; print its output, count it.
 torture_done() {
-	[ -n "$torture_pid" ] || return 0
-	wait "$torture_pid" || true
-	torture_pid=''
-	local f
+	local f i=0 rc
+	want torture || return 0
 	for f in $kernels; do
-		stage "torture ($f: ${PSEM_CHECK_TORTURE_S:-60}s, then the busted lock)"
+		rc=0
+		case ${torture_pids[i]} in
+		ok) ;;
+		failed) rc=1 ;;
+		*) wait "${torture_pids[i]}" || rc=$? ;;
+		esac
+		i=$((i + 1))
+		stage "torture ($f: ${torture_s}s, then the busted lock)"
 		cat "$logdir/torture-$f.out" 2>/dev/null
-		if [ "$(cat "$torture_dir/$f.rc" 2>/dev/null)" = 0 ]; then
+		if [ $rc = 0 ]; then
 			stage_done "ok (it ran in the background)"
 		else
 			# A few violations, then the verdicts. The busted run's
@@ -294,22 +412,19 @@ torture_done() {
 	done
 }
 
-kernels=${PSEM_CHECK_KERNELS-debug rt debug-7.3 kcsan-7.3}	# set and empty: none
-[ -n "${kernels// /}" ] || torture_on=0
-if [ $torture_on = 1 ]; then
-	rm -rf "$torture_dir" && mkdir -p "$torture_dir"
-	# shellcheck disable=SC2086 # one word per kernel
-	torture_worker $kernels &
-	torture_pid=$!
-fi
+mkdir -p "$cache/work"
 for flavour in $kernels; do
+	if ! want kunit; then
+		torture_start "$flavour"
+		continue
+	fi
 	label=$("$top/scripts/build-kernel.sh" --name "$flavour" 2>/dev/null) || label=$flavour
 	stage "$label kernel: build"
 	blog=$logdir/build-$flavour.log
 	if ! kdir=$("$top/scripts/build-kernel.sh" "$flavour" 2>"$blog"); then
 		tail -n 30 "$blog" | sed 's/^/  | /'
 		fail_step "$flavour kernel build"
-		torture_ready "$flavour"
+		torture_start "$flavour"
 		continue
 	fi
 	[ ! -s "$blog" ] || echo "built $kdir (log: $blog)"
@@ -318,7 +433,7 @@ for flavour in $kernels; do
 	rc=0
 	run_kernel "$flavour" "$kdir/arch/x86/boot/bzImage" "$kdir" "$label" || rc=$?
 	if [ $rc = 0 ]; then stage_done ok; else fail_step "$flavour kernel" $rc; fi
-	torture_ready "$flavour"
+	torture_start "$flavour"
 done
 
 # dkms_build: `dkms build` in a private DKMS tree (--dkmstree, --sourcetree,
@@ -389,7 +504,7 @@ dkms_boot_ok() {
 	fi
 }
 
-if [ "${PSEM_CHECK_DKMS:-1}" != 0 ]; then
+if want dkms; then
 	stage "dkms: build in a private tree"
 	if dkms_build; then stage_done ok; else fail_step "dkms build"; fi
 fi
@@ -410,7 +525,7 @@ stock_kernel() {
 }
 
 dkms_booted=0
-if [ "${PSEM_CHECK_STOCK:-1}" != 0 ]; then
+if want stock; then
 	# One stage for all of them: each build is about a minute, each boot
 	# of a stock kernel well under one. The kernel DKMS built for boots the
 	# modules DKMS and the consumer build left, not a second build of them.
@@ -455,30 +570,28 @@ torture_done
 
 # The native benchmark's build and one short round of every cell, so that
 # it cannot rot (no timing is judged): one failure if either fails.
-if [ "${PSEM_CHECK_NATIVE:-1}" != 0 ]; then
+if want native; then
 	stage "native"
 	if PSEM_NATIVE_SMOKE=1 bash "$top/scripts/bench-native.sh"; then stage_done ok; else fail_step native; fi
 fi
 
 # XFS with its buffer lock on psem (scripts/check-xfs.sh): a short
 # stress-ng metadata run and xfs_repair -n, on the debug-6.1 kernel and
-# stock 6.12 and 7.3; one line per kernel. PSEM_CHECK_XFS=0 skips it.
-if [ "${PSEM_CHECK_XFS:-1}" != 0 ]; then
+# stock 6.12 and 7.3; one line per kernel.
+if want xfs; then
 	stage "xfs on psem"
 	if bash "$top/scripts/check-xfs.sh"; then stage_done ok; else fail_step xfs; fi
 fi
 
-# scripts/check-tsan.sh, where it exists (another part of the suite; its
-# failure counts as one failed step).
-if [ "${PSEM_CHECK_TSAN:-1}" != 0 ] && [ -f "$top/scripts/check-tsan.sh" ]; then
+# scripts/check-tsan.sh (its failure counts as one failed step).
+if want tsan; then
 	stage "tsan"
 	if bash "$top/scripts/check-tsan.sh"; then stage_done ok; else fail_step tsan; fi
 fi
 
 # scripts/check-explore.sh, the interleaving explorer: every scenario,
-# then its mutants (PSEM_CHECK_EXPLORE=0 skips it; its failure counts as
-# one failed step).
-if [ "${PSEM_CHECK_EXPLORE:-1}" != 0 ] && [ -f "$top/scripts/check-explore.sh" ]; then
+# then its mutants (its failure counts as one failed step).
+if want explore; then
 	stage "explore"
 	if bash "$top/scripts/check-explore.sh"; then stage_done ok; else fail_step explore; fi
 fi

@@ -5,9 +5,11 @@
 # and refuses to run anywhere else: it loads modules).
 #
 # Loads kmod/psem.ko, then each kunit/*.ko in sorted order (their suites run
-# at load; their kernel log follows each), checks the modes of psem's
-# debugfs files, flips its switches and checks that each refuses garbage,
-# loads examples/psem_consumer.ko, prints the stats, then unloads
+# at load; their kernel log follows each): those the host put in the
+# initramfs, which check.sh's --suites narrows, as kunit.filter_glob on the
+# command line narrows their suites where the kernel can. Checks the modes
+# of psem's debugfs files, flips its switches and checks that each refuses
+# garbage, loads examples/psem_consumer.ko, prints the stats, then unloads
 # everything. Each part of the output sits between "==== PSEM <part> ===="
 # lines for the host scripts to pick out. Exits non-zero if a step failed.
 

@@ -49,11 +49,29 @@ _build_modules() {
 		sed '/^Skipping BTF generation .* unavailability of vmlinux$/d'
 }
 
-# The expected KUnit suites: every `.name = "psem..."` in kunit/*.c.
-expected_suites() {
-	cat "$top"/kunit/*.c 2>/dev/null |
+# suites_in FILE...: the KUnit suites the C files define (every
+# `.name = "psem..."`), one a line.
+suites_in() {
+	cat "$@" 2>/dev/null |
 		sed -n 's/.*\.name[[:space:]]*=[[:space:]]*"\(psem[A-Za-z0-9_]*\)".*/\1/p' |
 		sort -u
+}
+# The expected KUnit suites: every one in kunit/*.c.
+expected_suites() { suites_in "$top"/kunit/*.c; }
+# kunit_modules: the test modules kunit/Kbuild builds, one name a line.
+kunit_modules() {
+	sed -n 's/^obj-m[[:space:]]*+=[[:space:]]*\([A-Za-z0-9_]*\)\.o[[:space:]]*$/\1/p' \
+		"$top/kunit/Kbuild"
+}
+# module_suites MODULE: the suites the test module holds. By convention
+# MODULE is <suite>_kunit and holds that one suite; a module built from a
+# source of its own name, kunit/MODULE.c, holds the suites that file names.
+module_suites() {
+	if [ -f "$top/kunit/$1.c" ]; then
+		suites_in "$top/kunit/$1.c"
+	else
+		echo "${1%_kunit}"
+	fi
 }
 
 # log_part LOG NAME: the guest output between "==== PSEM NAME ====" and the

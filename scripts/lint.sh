@@ -21,8 +21,8 @@
 #     sparse can, lint says so and builds W=1 only.
 #   a compile-only check against 7.2: the same W=1 (and sparse) build against
 #     a tree of linux-source-7.2 that scripts/build-kernel.sh --prepare
-#     compile-7.2 configured (tinyconfig, kunit/base.config,
-#     kunit/compile-7.2.config) and ran only modules_prepare on. The tree has
+#     compile-7.2 configured (tinyconfig, configs/base.config,
+#     configs/compile-7.2.config) and ran only modules_prepare on. The tree has
 #     no vmlinux and so no Module.symvers: modpost's warning that it is
 #     missing and its reports of kernel symbols it cannot resolve (which
 #     only a vmlinux could) are dropped, nothing else
@@ -33,6 +33,8 @@
 #     with an undescribed parameter, which it must report
 #   misuse that must not compile, against the first of PSEM_LINT_KERNELS
 #   the console scanner's self-test (scripts/check-scan.sh)
+#   every variable the Makefile and scripts/*.sh read in the table of
+#     Documentation/testing.rst, "Variables"
 #   and, where installed, shellcheck -S warning on scripts/*.sh and .ci/run
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -394,6 +396,36 @@ if bash "$top/scripts/check-scan.sh"; then
 	stage_done ok
 else
 	bad+=(check-scan)
+	stage_done FAILED
+fi
+
+# Every variable the Makefile and the scripts read from their command line
+# or environment is in testing.rst's table (its rows start "* - ``NAME``"):
+# every PSEM_* one read anywhere; every other upper-case one that a script
+# expands with a default (the :-, - and :+ forms: an input that may be
+# unset), but the system's TMPDIR and os-release's VERSION_CODENAME; and
+# the Makefile's own (?=, or := with nothing).
+stage "lint: variables in testing.rst"
+vars_read() {
+	{ grep -ohE '\$\{?PSEM_[A-Z0-9_]+' scripts/*.sh Makefile | tr -d '${'
+	  grep -ohE '\$\{[A-Z][A-Z0-9_]*:?[-+]' scripts/*.sh | sed 's/^\$[{]//; s/:\{0,1\}[-+]$//'
+	  sed -n 's/^\([A-Z][A-Z0-9_]*\)[[:space:]]*?=.*/\1/p
+		  s/^\([A-Z][A-Z0-9_]*\)[[:space:]]*:=[[:space:]]*$/\1/p' Makefile
+	} | grep -vxE 'TMPDIR|VERSION_CODENAME' | sort -u
+}
+vars_documented() {
+	sed -n 's/^ *\* - ``\([A-Z][A-Z0-9_]*\)``$/\1/p' Documentation/testing.rst | sort -u
+}
+undocumented=$(comm -23 <(vars_read) <(vars_documented))
+if [ -z "$undocumented" ]; then
+	stage_done "clean ($(vars_read | wc -l) variables)"
+else
+	echo "lint: read by Makefile or scripts/*.sh, but not in Documentation/testing.rst's table:"
+	for v in $undocumented; do
+		echo "  $v ($(grep -lE "\\\$\\{?${v}\b|^${v}[[:space:]]*[?:]=" scripts/*.sh Makefile |
+			xargs -n1 basename | paste -sd' '))"
+	done
+	bad+=(variables)
 	stage_done FAILED
 fi
 
