@@ -77,7 +77,8 @@ build() {
 	local dir=$1 cflags=$2
 	shift 3
 	rm -rf "$dir" && mkdir -p "$dir"
-	cp "$model" "$dir/psem.pml"
+	# psem.pml #includes its parts, model/psem_*.pml
+	cp "$top"/model/*.pml "$dir/"
 	printf '%s\n' "$@" >"$dir/defines"
 	(
 		cd "$dir"
@@ -215,7 +216,7 @@ print_trail() {
 	echo "model:   trail (shared-state steps; pid 2 = P(0), pid 3 = P(1)):"
 	grep -E '^ *[0-9]+:\s+proc +[0-9]+ \(P:1\)' "$dir/replay.txt" |
 		grep -E '\[(cur = word|word = |lk = |linked\[id\] = |needed\[id\] = |debt = |done\[i\] = |done\[id\] = 0|stale = |cbs\[i\] = |infl\[id\] = acq)' |
-		sed -E 's/^ *([0-9]+):\s+proc +([0-9]+) \(P:1\) psem.pml:([0-9]+) \(state [0-9]+\)\s+\[(.*)\]$/model:     step \1: pid \2, line \3: \4/'
+		sed -E 's/^ *([0-9]+):\s+proc +([0-9]+) \(P:1\) (psem[a-z_]*\.pml:[0-9]+) \(state [0-9]+\)\s+\[(.*)\]$/model:     step \1: pid \2, \3: \4/'
 }
 
 # witness CONFIG_NAME EVENT_NUMBER EVENT_NAME DEFINES...: the event must be
