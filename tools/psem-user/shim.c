@@ -243,17 +243,6 @@ int wake_up_state(struct task_struct *p, unsigned int mask)
 	}
 }
 
-int wake_up_process(struct task_struct *p)
-{
-	return wake_up_state(p, TASK_NORMAL | TASK_WAKEKILL | TASK_NOLOAD);
-}
-
-int default_wake_function(struct wait_queue_entry *wq_entry,
-			  unsigned int mode, int flags, void *key)
-{
-	return wake_up_state(wq_entry->private, mode);
-}
-
 void psem_user_signal(struct task_struct *t, bool fatal)
 {
 	unsigned long bits = PSEM_USER_SIG_PENDING;
@@ -334,31 +323,6 @@ void schedule(void)
 void yield(void)
 {
 	sched_yield();
-}
-
-void psem_user_might_sleep(const char *file, int line)
-{
-	int held = current->locks_held;
-
-	if (held)
-		psem_user_warn(file, line, "might_sleep with %d spinlocks held\n",
-			       held);
-	if (current->preempt_count)
-		psem_user_warn(file, line, "might_sleep in context %#x\n",
-			       current->preempt_count);
-}
-
-int psem_user_preempt_count(void)
-{
-	return current->preempt_count;
-}
-
-int psem_user_set_context(int bits)
-{
-	int old = current->preempt_count;
-
-	current->preempt_count = bits;
-	return old;
 }
 
 void psem_user_spin_init(spinlock_t *lock)
