@@ -60,6 +60,35 @@ void case_report(bool failed, const char *fmt, ...)
 		case_failed = 1;
 }
 
+static struct psem *case_alloc(void)
+{
+	struct psem *sem = calloc(1, sizeof(*sem));
+
+	if (!sem)
+		abort();
+	return sem;
+}
+
+struct psem *case_psem(long permits)
+{
+	struct psem *sem = case_alloc();
+
+	psem_init(sem, permits);
+	return sem;
+}
+
+struct psem *case_psem_owned(long cap)
+{
+	struct psem *sem = case_alloc();
+
+	if (!CHECK(psem_init_capacity(sem, cap) == 0, "capacity %ld", cap) ||
+	    !CHECK(psem_try_acquire(sem, cap), "the owner's %ld permits", cap)) {
+		free(sem);
+		return NULL;
+	}
+	return sem;
+}
+
 /* Polls until *@p is nonzero (ACQUIRE) or HANG_MS pass; returns *@p. */
 int wait_flag(const int *p)
 {

@@ -69,6 +69,14 @@ static inline void st(int *p, int v)
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
+/*
+ * Psems on the heap, which the use-after-free cases free where the
+ * contract lets the owner free them: one of @permits; one with a capacity
+ * of @cap, all of it held by the case (NULL, the case failed, if not).
+ */
+struct psem *case_psem(long permits);
+struct psem *case_psem_owned(long cap);
+
 /* Polls until *@p is nonzero (ACQUIRE) or HANG_MS pass; returns *@p. */
 int wait_flag(const int *p);
 /* Waits (up to @ms) without touching anything the case checks. */

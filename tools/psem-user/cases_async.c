@@ -71,10 +71,7 @@ void case_async_work_withdraw(void)
 
 	if (!b)
 		abort();
-	aww_sem = calloc(1, sizeof(*aww_sem));
-	if (!aww_sem)
-		abort();
-	psem_init(aww_sem, 0);
+	aww_sem = case_psem(0);
 	ret = psem_acquire_async(aww_sem, 1, &a, aww_a_fn);
 	if (!CHECK(ret == -EINPROGRESS, "A: %d", ret))
 		return;
@@ -176,10 +173,7 @@ void case_cancel_sync_rearm(void)
 	bool cancelled;
 	int ret, returned, held = 1;
 
-	rearm_sem = calloc(1, sizeof(*rearm_sem));
-	if (!rearm_sem)
-		abort();
-	psem_init(rearm_sem, 0);
+	rearm_sem = case_psem(0);
 	ret = psem_acquire_async(rearm_sem, 1, &aw, rearm_fn);
 	if (!CHECK(ret == -EINPROGRESS, "first wait: %d", ret))
 		return;
@@ -279,10 +273,9 @@ void case_async_chain_iterates(void)
 	int i, ret, calls, stopped;
 
 	chain = calloc(CHAIN_N, sizeof(*chain));
-	chain_sem = calloc(1, sizeof(*chain_sem));
-	if (!chain || !chain_sem)
+	chain_sem = case_psem(0);
+	if (!chain)
 		abort();
-	psem_init(chain_sem, 0);
 	for (i = 0; i < CHAIN_N; i++) {
 		ret = psem_acquire_async(chain_sem, 1, &chain[i].aw, chain_fn);
 		if (!CHECK(ret == -EINPROGRESS, "waiter %d: %d", i, ret))

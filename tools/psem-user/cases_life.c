@@ -60,12 +60,8 @@ static void close_quiesce_free_one(enum cqf_kind kind)
 	struct thr w;
 	int state, ret;
 
-	c.sem = calloc(1, sizeof(*c.sem));
+	c.sem = case_psem_owned(1);
 	if (!c.sem)
-		abort();
-	if (!CHECK(psem_init_capacity(c.sem, 1) == 0, "init"))
-		return;
-	if (!CHECK(psem_try_acquire(c.sem, 1), "the owner's permit"))
 		return;
 	thr_start(&w, "W", cqf_waiter, &c, 0);
 	if (!CHECK(wait_asleep_on(&w, c.sem), "W never slept (%s)",
@@ -148,11 +144,11 @@ static void close_quiesce_free_async(void)
 	struct thr r;
 	int ret, state;
 
-	cqa_sem = calloc(1, sizeof(*cqa_sem));
-	if (!aw || !cqa_sem)
+	if (!aw)
 		abort();
-	psem_init_capacity(cqa_sem, 1);
-	CHECK(psem_try_acquire(cqa_sem, 1), "the owner's permit");
+	cqa_sem = case_psem_owned(1);
+	if (!cqa_sem)
+		return;
 	ret = psem_acquire_async(cqa_sem, 1, aw, cqa_fn);
 	if (!CHECK(ret == -EINPROGRESS, "async: A returned %d", ret))
 		return;
@@ -282,11 +278,9 @@ void case_quiesce_fifo(void)
 	struct thr q, b;
 	int state;
 
-	qf_sem = calloc(1, sizeof(*qf_sem));
+	qf_sem = case_psem_owned(2);
 	if (!qf_sem)
-		abort();
-	psem_init_capacity(qf_sem, 2);
-	CHECK(psem_try_acquire(qf_sem, 2), "take all 2");
+		return;
 	thr_start(&q, "Q", qf_quiesce, NULL, 0);
 	if (!CHECK(wait_asleep_on(&q, qf_sem), "Q never queued"))
 		return;
@@ -334,11 +328,9 @@ void case_nmi_release_quiesce_free(void)
 	struct thr w;
 	int ret, state, old;
 
-	nrq_sem = calloc(1, sizeof(*nrq_sem));
+	nrq_sem = case_psem_owned(2);
 	if (!nrq_sem)
-		abort();
-	psem_init_capacity(nrq_sem, 2);
-	CHECK(psem_try_acquire(nrq_sem, 2), "take 2");
+		return;
 	thr_start(&w, "W", nrq_waiter, NULL, 0);
 	if (!CHECK(wait_asleep_on(&w, nrq_sem), "W never slept"))
 		return;

@@ -2,15 +2,33 @@
 /*
  * What the two runtimes of the kernel shim share: shim.c (pthreads, for
  * psem-stress and psem-cases) and explore/ (the explorer's scheduler).
- * These calls read or write only the calling task's own fields, or wrap
- * the runtime's wake_up_state(), so they are the same on both.
+ * A new task's fields, and the calls that read or write only the calling
+ * task's own fields or wrap the runtime's wake_up_state(): the same on
+ * both.
  */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include <linux/kernel.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/wait.h>
 
 #include "psem-user.h"
+
+struct task_struct *psem_user_task_alloc(const char *comm, int cpu, int pid)
+{
+	struct task_struct *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		abort();
+	t->__state = TASK_RUNNING;
+	t->usage = 1;
+	t->cpu = cpu;
+	t->pid = pid;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	return t;
+}
 
 int wake_up_process(struct task_struct *p)
 {

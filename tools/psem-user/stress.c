@@ -74,9 +74,7 @@ static struct psem_pool stress_pool;
 static long sem_held;
 
 /* The plain data psem orders. */
-static struct {
-	unsigned long a, b;
-} psem_stress_guarded;
+static struct guarded psem_stress_guarded;
 
 static unsigned long psem_stress_mx_count;
 
@@ -143,32 +141,35 @@ void check_eintr(struct worker *w, int ret, bool killable,
 	w->eintr++;
 }
 
+bool guarded_hold(struct worker *w, struct guarded *g, long *held, long max,
+		  long n, const char *what)
+{
+	long now = __atomic_add_fetch(held, n, __ATOMIC_RELAXED);
+	unsigned long a = g->a;
+
+	if (now > max)
+		die("permits created: %ld of %s held, at most %ld\n", now, what,
+		    max);
+	if (n == max) {
+		/* Every permit: exclusive. */
+		g->a = a + 1;
+		dwell(w);
+		g->b = a + 1;
+	} else {
+		dwell(w);
+		if (g->b != a)
+			die("permits created: a holder of %ld of %s saw a=%lu b=%lu\n",
+			    n, what, a, g->b);
+	}
+	__atomic_sub_fetch(held, n, __ATOMIC_RELAXED);
+	return n == max;
+}
+
 static void sem_hold(struct worker *w, long n)
 {
-	long held;
-
-	if (!n)
-		return;
-	held = __atomic_add_fetch(&sem_held, n, __ATOMIC_RELAXED);
-	if (held > SEM_PERMITS)
-		die("permits created: %ld held of %d\n", held, SEM_PERMITS);
-	if (n == SEM_PERMITS) {
-		/* Every permit: exclusive. */
-		unsigned long a = psem_stress_guarded.a;
-
-		psem_stress_guarded.a = a + 1;
-		dwell(w);
-		psem_stress_guarded.b = a + 1;
+	if (n && guarded_hold(w, &psem_stress_guarded, &sem_held, SEM_PERMITS,
+			      n, "stress_sem"))
 		w->sem_writes++;
-	} else {
-		unsigned long a = psem_stress_guarded.a;
-
-		dwell(w);
-		if (psem_stress_guarded.b != a)
-			die("permits created: reader holding %ld saw a=%lu b=%lu\n", n, a,
-			    psem_stress_guarded.b);
-	}
-	__atomic_sub_fetch(&sem_held, n, __ATOMIC_RELAXED);
 }
 
 static void sem_give_back(struct worker *w, long n)
@@ -207,9 +208,12 @@ static long pick_count(struct worker *w)
 static void sem_op(struct worker *w)
 {
 	long n = pick_count(w), got = 0;
+	unsigned int r = rnd(w) % 16;
+	bool killable = r >= 5;
+	const char *op;
 	int ret;
 
-	switch (rnd(w) % 16) {
+	switch (r) {
 	case 0: case 1: case 2:
 		count_op(w, "acquire");
 		ret = psem_acquire(&stress_sem, n);
@@ -217,19 +221,14 @@ static void sem_op(struct worker *w)
 			die("psem_acquire returned %d\n", ret);
 		got = n;
 		break;
-	case 3: case 4:
-		count_op(w, "acquire_interruptible");
-		ret = psem_acquire_interruptible(&stress_sem, n);
+	case 3: case 4: case 5: case 6:
+		/* A wait that a signal may end: any, or only a fatal one. */
+		op = killable ? "acquire_killable" : "acquire_interruptible";
+		count_op(w, op);
+		ret = killable ? psem_acquire_killable(&stress_sem, n) :
+				 psem_acquire_interruptible(&stress_sem, n);
 		if (ret)
-			check_eintr(w, ret, false, "acquire_interruptible");
-		else
-			got = n;
-		break;
-	case 5: case 6:
-		count_op(w, "acquire_killable");
-		ret = psem_acquire_killable(&stress_sem, n);
-		if (ret)
-			check_eintr(w, ret, true, "acquire_killable");
+			check_eintr(w, ret, killable, op);
 		else
 			got = n;
 		break;
@@ -368,109 +367,75 @@ static void mx_critical(struct worker *w)
 	w->mx_holds++;
 }
 
+/*
+ * Takes @lock with psem_@kind_lock() (@kind: mutex, read, write) or one of
+ * its variants, as @way says: 0 plain, 1 interruptible, 2 killable, 3 try.
+ * Whether it is held: a signal may end a wait (-EINTR, checked), a try
+ * may fail.
+ */
+#define take_lock(w, way, kind, lock)					\
+({									\
+	bool __held = true;						\
+	int __ret = 0;							\
+									\
+	switch (way) {							\
+	case 0:								\
+		count_op(w, #kind "_lock");				\
+		psem_##kind##_lock(lock);				\
+		break;							\
+	case 1:								\
+		count_op(w, #kind "_lock_interruptible");		\
+		__ret = psem_##kind##_lock_interruptible(lock);		\
+		break;							\
+	case 2:								\
+		count_op(w, #kind "_lock_killable");			\
+		__ret = psem_##kind##_lock_killable(lock);		\
+		break;							\
+	default:							\
+		count_op(w, #kind "_trylock");				\
+		__held = psem_##kind##_trylock(lock);			\
+	}								\
+	if (__ret) {							\
+		check_eintr(w, __ret, (way) == 2, (way) == 2 ?		\
+			    #kind "_lock_killable" :			\
+			    #kind "_lock_interruptible");		\
+		__held = false;						\
+	}								\
+	__held;								\
+})
+
 static void locks_op(struct worker *w)
 {
-	int ret;
+	unsigned int r = rnd(w) % 13;
 
-	switch (rnd(w) % 13) {
+	switch (r / 4) {
 	case 0:
-		count_op(w, "mutex_lock");
-		psem_mutex_lock(&stress_mx);
-		break;
-	case 1:
-		count_op(w, "mutex_lock_interruptible");
-		ret = psem_mutex_lock_interruptible(&stress_mx);
-		if (ret) {
-			check_eintr(w, ret, false, "mutex_lock_interruptible");
+		if (!take_lock(w, r % 4, mutex, &stress_mx))
 			return;
-		}
+		mx_critical(w);
+		count_op(w, "mutex_unlock");
+		psem_mutex_unlock(&stress_mx);
+		return;
+	case 1:
+		if (!take_lock(w, r % 4, read, &stress_rw))
+			return;
 		break;
 	case 2:
-		count_op(w, "mutex_lock_killable");
-		ret = psem_mutex_lock_killable(&stress_mx);
-		if (ret) {
-			check_eintr(w, ret, true, "mutex_lock_killable");
+		if (!take_lock(w, r % 4, write, &stress_rw))
 			return;
-		}
-		break;
-	case 3:
-		count_op(w, "mutex_trylock");
-		if (!psem_mutex_trylock(&stress_mx))
-			return;
-		break;
-	case 4:
-		count_op(w, "read_lock");
-		psem_read_lock(&stress_rw);
-		goto read;
-	case 5:
-		count_op(w, "read_lock_interruptible");
-		ret = psem_read_lock_interruptible(&stress_rw);
-		if (ret) {
-			check_eintr(w, ret, false, "read_lock_interruptible");
-			return;
-		}
-		goto read;
-	case 6:
-		count_op(w, "read_lock_killable");
-		ret = psem_read_lock_killable(&stress_rw);
-		if (ret) {
-			check_eintr(w, ret, true, "read_lock_killable");
-			return;
-		}
-		goto read;
-	case 7:
-		count_op(w, "read_trylock");
-		if (!psem_read_trylock(&stress_rw))
-			return;
-		goto read;
-	case 8:
-		count_op(w, "write_lock");
-		psem_write_lock(&stress_rw);
-		goto write;
-	case 9:
-		count_op(w, "write_lock_interruptible");
-		ret = psem_write_lock_interruptible(&stress_rw);
-		if (ret) {
-			check_eintr(w, ret, false, "write_lock_interruptible");
-			return;
-		}
-		goto write;
-	case 10:
-		count_op(w, "write_lock_killable");
-		ret = psem_write_lock_killable(&stress_rw);
-		if (ret) {
-			check_eintr(w, ret, true, "write_lock_killable");
-			return;
-		}
-		goto write;
-	case 11:
-		count_op(w, "write_trylock");
-		if (!psem_write_trylock(&stress_rw))
-			return;
-		goto write;
+		rw_write_side(w);
+		count_op(w, "write_unlock");
+		psem_write_unlock(&stress_rw);
+		return;
 	default:
 		count_op(w, "write_lock+downgrade");
 		psem_write_lock(&stress_rw);
 		rw_write_side(w);
 		psem_downgrade_write(&stress_rw);
-		rw_read_side(w);
-		count_op(w, "read_unlock");
-		psem_read_unlock(&stress_rw);
-		return;
 	}
-	mx_critical(w);
-	count_op(w, "mutex_unlock");
-	psem_mutex_unlock(&stress_mx);
-	return;
-read:
 	rw_read_side(w);
 	count_op(w, "read_unlock");
 	psem_read_unlock(&stress_rw);
-	return;
-write:
-	rw_write_side(w);
-	count_op(w, "write_unlock");
-	psem_write_unlock(&stress_rw);
 }
 
 static void pool_op(struct worker *w)

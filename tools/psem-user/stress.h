@@ -48,6 +48,15 @@ struct totals {
 	unsigned long churn_resizes, churn_closes, churn_quiesced;
 };
 
+/*
+ * The plain data a psem's permits guard: a holder of every permit writes
+ * a, pauses, writes b; any other holder reads a, pauses, and must find b
+ * unchanged. A missing ACQUIRE or RELEASE is a race TSan reports.
+ */
+struct guarded {
+	unsigned long a, b;
+};
+
 /* stress.c */
 extern int nr_life;
 __printf(1, 2) __attribute__((noreturn)) void die(const char *fmt, ...);
@@ -55,6 +64,12 @@ unsigned int rnd(struct worker *w);
 void count_op(struct worker *w, const char *op);
 void dwell(struct worker *w);
 void check_eintr(struct worker *w, int ret, bool killable, const char *fn);
+/*
+ * A hold of @n (> 0) of the @max permits of psem @what, whose holders
+ * count in *@held and guard @g; whether it was exclusive (@n == @max).
+ */
+bool guarded_hold(struct worker *w, struct guarded *g, long *held, long max,
+		  long n, const char *what);
 
 /* stress_life.c */
 extern struct psem life_sem;

@@ -22,7 +22,8 @@ static int life_closed;
 long life_held;		/* like sem_held */
 
 static struct {
-	unsigned long a, b, c;
+	struct guarded	g;
+	unsigned long	c;
 } psem_stress_life_guarded;
 
 /*
@@ -50,7 +51,7 @@ static struct {
  * The permits out never exceed the largest capacity the psem ever had
  * (LIFE_CAP: a shrink records a debt that returning permits pay, a grow
  * pays the debt first), so a holder of all LIFE_CAP permits is exclusive
- * and writes psem_stress_life_guarded.a/b, a holder of more than half is
+ * and writes psem_stress_life_guarded.g.a/b, a holder of more than half is
  * exclusive among such holders and writes .c, the others read a and b.
  */
 struct life_snap {
@@ -201,40 +202,26 @@ refused:
 	return 0;
 }
 
+/*
+ * LIFE_CAP is every permit the psem ever had: exclusive. More than half:
+ * exclusive among such holders, which count in c across the hold.
+ */
 static void life_hold(struct worker *w, long n)
 {
-	long held;
+	bool big = n > LIFE_CAP / 2 && n < LIFE_CAP;
+	unsigned long c = 0;
 
 	if (!n)
 		return;
-	held = __atomic_add_fetch(&life_held, n, __ATOMIC_RELAXED);
-	if (held > LIFE_CAP)
-		die("permits created: %ld of life_sem held, its capacity is at most %d\n",
-		    held, LIFE_CAP);
-	if (n == LIFE_CAP) {
-		/* Every permit the psem ever had: exclusive. */
-		unsigned long a = psem_stress_life_guarded.a;
-
-		psem_stress_life_guarded.a = a + 1;
-		dwell(w);
-		psem_stress_life_guarded.b = a + 1;
+	if (big)
+		c = psem_stress_life_guarded.c;
+	if (guarded_hold(w, &psem_stress_life_guarded.g, &life_held, LIFE_CAP,
+			 n, "life_sem"))
 		w->life_writes++;
-	} else {
-		unsigned long a = psem_stress_life_guarded.a, c = 0;
-
-		/* More than half: exclusive among such holders. */
-		if (n > LIFE_CAP / 2)
-			c = psem_stress_life_guarded.c;
-		dwell(w);
-		if (n > LIFE_CAP / 2) {
-			psem_stress_life_guarded.c = c + 1;
-			w->life_big++;
-		}
-		if (psem_stress_life_guarded.b != a)
-			die("permits created: life holder of %ld saw a=%lu b=%lu\n",
-			    n, a, psem_stress_life_guarded.b);
+	if (big) {
+		psem_stress_life_guarded.c = c + 1;
+		w->life_big++;
 	}
-	__atomic_sub_fetch(&life_held, n, __ATOMIC_RELAXED);
 }
 
 static void life_give_back(struct worker *w, long n)
@@ -615,10 +602,10 @@ void check_life(unsigned int ep, const struct totals *s)
 		    linked ? "waiters linked" : "nobody linked", life_held,
 		    avail < LIFE_CAP ? "lost" : avail > LIFE_CAP ? "created" :
 		    "accounted wrongly");
-	if (psem_stress_life_guarded.a != s->life_writes ||
-	    psem_stress_life_guarded.b != s->life_writes ||
+	if (psem_stress_life_guarded.g.a != s->life_writes ||
+	    psem_stress_life_guarded.g.b != s->life_writes ||
 	    psem_stress_life_guarded.c != s->life_big)
 		die("epoch %u: life guarded a=%lu b=%lu c=%lu after %lu exclusive and %lu big holds\n",
-		    ep, psem_stress_life_guarded.a, psem_stress_life_guarded.b,
+		    ep, psem_stress_life_guarded.g.a, psem_stress_life_guarded.g.b,
 		    psem_stress_life_guarded.c, s->life_writes, s->life_big);
 }

@@ -472,16 +472,7 @@ static void ex_trampoline(void)
 
 static struct task_struct *ex_new_task(const char *comm, int cpu)
 {
-	struct task_struct *task = calloc(1, sizeof(*task));
-
-	if (!task)
-		abort();
-	task->__state = TASK_RUNNING;
-	task->usage = 1;
-	task->cpu = cpu;
-	task->pid = ex_next_pid++;
-	snprintf(task->comm, sizeof(task->comm), "%s", comm);
-	return task;
+	return psem_user_task_alloc(comm, cpu, ex_next_pid++);
 }
 
 static int ex_add_thread(const char *name, void (*fn)(void *), void *arg,

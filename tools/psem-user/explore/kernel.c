@@ -293,15 +293,24 @@ static bool ex_list_busy(void *arg)
 	return !list_empty((struct list_head *)arg);
 }
 
+/* A service thread's wait: the first item of @list, off the list. */
+static struct list_head *ex_dequeue(struct list_head *list)
+{
+	struct list_head *e;
+
+	while (list_empty(list))
+		ex_block("idle", 0, ex_list_busy, list, false);
+	e = list->next;
+	list_del_init(e);
+	return e;
+}
+
 static void ex_kworker(void *arg)
 {
 	for (;;) {
-		struct work_struct *w;
+		struct work_struct *w = list_entry(ex_dequeue(&ex_wq_list),
+						   struct work_struct, entry);
 
-		while (list_empty(&ex_wq_list))
-			ex_block("idle", 0, ex_list_busy, &ex_wq_list, false);
-		w = list_first_entry(&ex_wq_list, struct work_struct, entry);
-		list_del_init(&w->entry);
 		w->pending = false;
 		ex_wq_running = w;
 		PSEM_USER_POINT("work run", w);
@@ -398,12 +407,9 @@ static LIST_HEAD(ex_irq_list);
 static void ex_irq_thread(void *arg)
 {
 	for (;;) {
-		struct irq_work *w;
+		struct irq_work *w = list_entry(ex_dequeue(&ex_irq_list),
+						struct irq_work, entry);
 
-		while (list_empty(&ex_irq_list))
-			ex_block("idle", 0, ex_list_busy, &ex_irq_list, false);
-		w = list_first_entry(&ex_irq_list, struct irq_work, entry);
-		list_del_init(&w->entry);
 		w->pending = false;
 		w->busy = true;
 		PSEM_USER_POINT("irq_work run", w);
