@@ -162,6 +162,13 @@ bool wait_asleep_on(struct thr *t, struct psem *sem)
 	return false;
 }
 
+bool thr_start_asleep(struct thr *t, const char *comm,
+		      void (*fn)(struct thr *), void *arg, struct psem *sem)
+{
+	thr_start(t, comm, fn, arg, 0);
+	return CHECK(wait_asleep_on(t, sem), "%s never slept", comm);
+}
+
 const char *pre_state_name(int s)
 {
 	static const char * const names[] = {

@@ -98,6 +98,9 @@ void thr_start(struct thr *t, const char *comm, void (*fn)(struct thr *),
 void thr_join(struct thr *t);
 /* Waits until @t sleeps, linked on @sem; false after HANG_MS. */
 bool wait_asleep_on(struct thr *t, struct psem *sem);
+/* thr_start(), then wait_asleep_on(@sem): the case fails if it does not. */
+bool thr_start_asleep(struct thr *t, const char *comm,
+		      void (*fn)(struct thr *), void *arg, struct psem *sem);
 /* A PSEM_USER_PRE_* state, in words. */
 const char *pre_state_name(int s);
 

@@ -63,10 +63,10 @@ static void close_quiesce_free_one(enum cqf_kind kind)
 	c.sem = case_psem_owned(1);
 	if (!c.sem)
 		return;
-	thr_start(&w, "W", cqf_waiter, &c, 0);
-	if (!CHECK(wait_asleep_on(&w, c.sem), "W never slept (%s)",
-		   names[kind]))
+	if (!thr_start_asleep(&w, "W", cqf_waiter, &c, c.sem)) {
+		note("(%s)", names[kind]);
 		return;
+	}
 	if (kind == CQF_SHUTDOWN) {
 		/* W stops on its way out of schedule(), once woken by close. */
 		psem_user_preempt_arm(w.task, PSEM_USER_AT_WAKE, NULL, 1,
@@ -281,11 +281,8 @@ void case_quiesce_fifo(void)
 	qf_sem = case_psem_owned(2);
 	if (!qf_sem)
 		return;
-	thr_start(&q, "Q", qf_quiesce, NULL, 0);
-	if (!CHECK(wait_asleep_on(&q, qf_sem), "Q never queued"))
-		return;
-	thr_start(&b, "B", qf_acquirer, NULL, 0);
-	if (!CHECK(wait_asleep_on(&b, qf_sem), "B never slept"))
+	if (!thr_start_asleep(&q, "Q", qf_quiesce, NULL, qf_sem) ||
+	    !thr_start_asleep(&b, "B", qf_acquirer, NULL, qf_sem))
 		return;
 	/* Q stops once served, on its way out of schedule(). */
 	psem_user_preempt_arm(q.task, PSEM_USER_AT_WAKE, NULL, 1, HANG_MS);
@@ -331,8 +328,7 @@ void case_nmi_release_quiesce_free(void)
 	nrq_sem = case_psem_owned(2);
 	if (!nrq_sem)
 		return;
-	thr_start(&w, "W", nrq_waiter, NULL, 0);
-	if (!CHECK(wait_asleep_on(&w, nrq_sem), "W never slept"))
+	if (!thr_start_asleep(&w, "W", nrq_waiter, NULL, nrq_sem))
 		return;
 	psem_user_preempt_arm(irq, PSEM_USER_AT_LOCK, &nrq_sem->wq.lock, 1,
 			      STOP_BOUND_MS);

@@ -440,29 +440,26 @@ static void locks_op(struct worker *w)
 
 static void pool_op(struct worker *w)
 {
+	unsigned int r = rnd(w) % 4;
+	bool killable = r == 2;
 	struct pool_obj *o = NULL;
+	const char *op;
 	void *p = NULL;
 	int ret;
 
-	switch (rnd(w) % 4) {
+	switch (r) {
 	case 0:
 		count_op(w, "pool_get");
 		o = psem_pool_get(&stress_pool);
 		break;
-	case 1:
-		count_op(w, "pool_get_interruptible");
-		ret = psem_pool_get_interruptible(&stress_pool, &p);
+	case 1: case 2:
+		/* A wait that a signal may end: any, or only a fatal one. */
+		op = killable ? "pool_get_killable" : "pool_get_interruptible";
+		count_op(w, op);
+		ret = killable ? psem_pool_get_killable(&stress_pool, &p) :
+				 psem_pool_get_interruptible(&stress_pool, &p);
 		if (ret) {
-			check_eintr(w, ret, false, "pool_get_interruptible");
-			return;
-		}
-		o = p;
-		break;
-	case 2:
-		count_op(w, "pool_get_killable");
-		ret = psem_pool_get_killable(&stress_pool, &p);
-		if (ret) {
-			check_eintr(w, ret, true, "pool_get_killable");
+			check_eintr(w, ret, killable, op);
 			return;
 		}
 		o = p;

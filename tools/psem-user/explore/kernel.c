@@ -154,8 +154,7 @@ int psem_user_spin_trylock(spinlock_t *lock)
 {
 	struct task_struct *t = current;
 
-	ex_point("spin_trylock", (uintptr_t)__builtin_return_address(0),
-			    lock);
+	ex_point("spin_trylock", (uintptr_t)__builtin_return_address(0), lock);
 	if (lock->owner)
 		return 0;
 	lock->owner = t;
@@ -172,8 +171,7 @@ void psem_user_spin_unlock(spinlock_t *lock)
 		psem_user_warn(__FILE__, __LINE__,
 			       "spin_unlock of a lock %s/%d does not hold\n",
 			       t->comm, t->pid);
-	ex_point("spin_unlock", (uintptr_t)__builtin_return_address(0),
-			    lock);
+	ex_point("spin_unlock", (uintptr_t)__builtin_return_address(0), lock);
 	ex_sync(lock, EX_ORD_REL);
 	lock->owner = NULL;
 	t->locks_held--;

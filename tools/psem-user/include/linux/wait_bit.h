@@ -41,7 +41,7 @@ void psem_user_wake_up_var(void *var);
 #define __psem_user_var_cond(seq, condition)				\
 ({									\
 	(seq) = psem_user_var_seq();					\
-	smp_mb();							\
+	smp_mb();	/* the sequence before @condition */		\
 	(condition);							\
 })
 
