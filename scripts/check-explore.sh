@@ -43,20 +43,9 @@ keep=${PSEM_EXPLORE_KEEP:-0}
 work=$(mktemp -d "${TMPDIR:-/tmp}/psem-explore.XXXXXX")
 t0=$SECONDS
 
-cleanup() {
-	if [ "$keep" = 1 ]; then
-		echo "explore: work directory kept: $work" >&2
-	else
-		rm -rf "$work"
-	fi
-}
-trap cleanup EXIT
-
-fail() {
-	echo "explore: FAIL: $*" >&2
-	keep=1
-	exit 1
-}
+user_check=explore
+# shellcheck source=scripts/check-user-lib.sh
+. "$root/scripts/check-user-lib.sh"
 
 # The scenarios that found each defect on the sources before its fix.
 #   d5eb824: a release from NMI still parking when close, quiesce and free

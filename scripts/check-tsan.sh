@@ -84,20 +84,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/psem-tsan.XXXXXX")
 keep=${PSEM_TSAN_KEEP:-0}
 jobs=$(nproc 2>/dev/null || echo 2)
 
-cleanup() {
-	if [ "$keep" = 1 ]; then
-		echo "tsan: work directory kept: $work" >&2
-	else
-		rm -rf "$work"
-	fi
-}
-trap cleanup EXIT
-
-fail() {
-	echo "tsan: FAIL: $*" >&2
-	keep=1
-	exit 1
-}
+user_check=tsan
+# shellcheck source=scripts/check-user-lib.sh
+. "$root/scripts/check-user-lib.sh"
 
 # build NAME KSRC SAN [PROGRAM]: tools/psem-user built from KSRC into
 # $work/NAME (only PROGRAM, e.g. psem-stress, if given).

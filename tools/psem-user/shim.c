@@ -57,15 +57,9 @@ unsigned long psem_user_warnings(void)
 
 struct task_struct *psem_user_task_init(const char *comm, int cpu)
 {
-	struct task_struct *t = calloc(1, sizeof(*t));
+	int pid = __atomic_fetch_add(&psem_user_next_pid, 1, __ATOMIC_RELAXED);
+	struct task_struct *t = psem_user_task_alloc(comm, cpu, pid);
 
-	if (!t)
-		abort();
-	t->__state = TASK_RUNNING;
-	t->usage = 1;
-	t->cpu = cpu;
-	t->pid = __atomic_fetch_add(&psem_user_next_pid, 1, __ATOMIC_RELAXED);
-	snprintf(t->comm, sizeof(t->comm), "%s", comm);
 	/* Release: synchronize_rcu() reads the task through the list. */
 	t->next_task = __atomic_load_n(&psem_user_tasks, __ATOMIC_RELAXED);
 	while (!__atomic_compare_exchange_n(&psem_user_tasks, &t->next_task, t,
@@ -243,17 +237,6 @@ int wake_up_state(struct task_struct *p, unsigned int mask)
 	}
 }
 
-int wake_up_process(struct task_struct *p)
-{
-	return wake_up_state(p, TASK_NORMAL | TASK_WAKEKILL | TASK_NOLOAD);
-}
-
-int default_wake_function(struct wait_queue_entry *wq_entry,
-			  unsigned int mode, int flags, void *key)
-{
-	return wake_up_state(wq_entry->private, mode);
-}
-
 void psem_user_signal(struct task_struct *t, bool fatal)
 {
 	unsigned long bits = PSEM_USER_SIG_PENDING;
@@ -334,31 +317,6 @@ void schedule(void)
 void yield(void)
 {
 	sched_yield();
-}
-
-void psem_user_might_sleep(const char *file, int line)
-{
-	int held = current->locks_held;
-
-	if (held)
-		psem_user_warn(file, line, "might_sleep with %d spinlocks held\n",
-			       held);
-	if (current->preempt_count)
-		psem_user_warn(file, line, "might_sleep in context %#x\n",
-			       current->preempt_count);
-}
-
-int psem_user_preempt_count(void)
-{
-	return current->preempt_count;
-}
-
-int psem_user_set_context(int bits)
-{
-	int old = current->preempt_count;
-
-	current->preempt_count = bits;
-	return old;
 }
 
 void psem_user_spin_init(spinlock_t *lock)
@@ -461,9 +419,69 @@ void synchronize_rcu(void)
 }
 
 /*
- * system_wq: one worker thread; the queue, the pending flags and the work
- * running now are under psem_user_wq_lock.
+ * A queue that one thread serves (system_wq's worker, irq_work's CPU),
+ * started at the first use: the list, the items' pending flags and what
+ * the thread runs now are under @lock; @more wakes the thread, @idle
+ * those that wait for an item to be done.
  */
+struct psem_user_queue {
+	pthread_mutex_t		lock;
+	pthread_cond_t		more, idle;
+	struct list_head	list;
+	pthread_once_t		once;
+	void			(*start)(void);
+};
+
+#define PSEM_USER_QUEUE(name, start_fn) {				\
+	.lock = PTHREAD_MUTEX_INITIALIZER,				\
+	.more = PTHREAD_COND_INITIALIZER,				\
+	.idle = PTHREAD_COND_INITIALIZER,				\
+	.list = LIST_HEAD_INIT(name.list),				\
+	.once = PTHREAD_ONCE_INIT,					\
+	.start = start_fn,						\
+}
+
+/* Queues @entry (whose pending flag is @pending) unless it is pending. */
+static bool psem_user_enqueue(struct psem_user_queue *q, bool *pending,
+			      struct list_head *entry)
+{
+	bool queued = false;
+
+	pthread_once(&q->once, q->start);
+	pthread_mutex_lock(&q->lock);
+	if (!*pending) {
+		__atomic_store_n(pending, true, __ATOMIC_RELAXED);
+		list_add_tail(entry, &q->list);
+		pthread_cond_signal(&q->more);
+		queued = true;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return queued;
+}
+
+/* The serving thread's wait, @q->lock held: the first item, off the list. */
+static struct list_head *psem_user_dequeue(struct psem_user_queue *q)
+{
+	struct list_head *e;
+
+	while (list_empty(&q->list))
+		pthread_cond_wait(&q->more, &q->lock);
+	e = q->list.next;
+	list_del_init(e);
+	return e;
+}
+
+/* Starts @fn as a detached thread. */
+static void psem_user_start_thread(void *(*fn)(void *))
+{
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, fn, NULL))
+		abort();
+	pthread_detach(th);
+}
+
+/* system_wq: one worker thread. */
 struct workqueue_struct {
 	int unused;
 };
@@ -471,59 +489,38 @@ struct workqueue_struct {
 static struct workqueue_struct psem_user_system_wq;
 struct workqueue_struct *system_wq = &psem_user_system_wq;
 
-static pthread_mutex_t psem_user_wq_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t psem_user_wq_more = PTHREAD_COND_INITIALIZER;
-static pthread_cond_t psem_user_wq_idle = PTHREAD_COND_INITIALIZER;
-static LIST_HEAD(psem_user_wq_list);
+static void psem_user_wq_start(void);
+static struct psem_user_queue psem_user_wq =
+	PSEM_USER_QUEUE(psem_user_wq, psem_user_wq_start);
 static struct work_struct *psem_user_wq_running;
-static pthread_once_t psem_user_wq_once = PTHREAD_ONCE_INIT;
 
 static void *psem_user_kworker(void *arg)
 {
 	psem_user_task_init("kworker", 0);
-	pthread_mutex_lock(&psem_user_wq_lock);
+	pthread_mutex_lock(&psem_user_wq.lock);
 	for (;;) {
-		struct work_struct *w;
+		struct work_struct *w = list_entry(psem_user_dequeue(&psem_user_wq),
+						   struct work_struct, entry);
 
-		while (list_empty(&psem_user_wq_list))
-			pthread_cond_wait(&psem_user_wq_more, &psem_user_wq_lock);
-		w = list_first_entry(&psem_user_wq_list, struct work_struct,
-				     entry);
-		list_del_init(&w->entry);
 		__atomic_store_n(&w->pending, false, __ATOMIC_RELAXED);
 		psem_user_wq_running = w;
-		pthread_mutex_unlock(&psem_user_wq_lock);
+		pthread_mutex_unlock(&psem_user_wq.lock);
 		w->func(w);	/* may requeue or free w */
-		pthread_mutex_lock(&psem_user_wq_lock);
+		pthread_mutex_lock(&psem_user_wq.lock);
 		psem_user_wq_running = NULL;
-		pthread_cond_broadcast(&psem_user_wq_idle);
+		pthread_cond_broadcast(&psem_user_wq.idle);
 	}
 	return NULL;
 }
 
 static void psem_user_wq_start(void)
 {
-	pthread_t th;
-
-	if (pthread_create(&th, NULL, psem_user_kworker, NULL))
-		abort();
-	pthread_detach(th);
+	psem_user_start_thread(psem_user_kworker);
 }
 
 bool queue_work(struct workqueue_struct *wq, struct work_struct *work)
 {
-	bool queued = false;
-
-	pthread_once(&psem_user_wq_once, psem_user_wq_start);
-	pthread_mutex_lock(&psem_user_wq_lock);
-	if (!work->pending) {
-		__atomic_store_n(&work->pending, true, __ATOMIC_RELAXED);
-		list_add_tail(&work->entry, &psem_user_wq_list);
-		pthread_cond_signal(&psem_user_wq_more);
-		queued = true;
-	}
-	pthread_mutex_unlock(&psem_user_wq_lock);
-	return queued;
+	return psem_user_enqueue(&psem_user_wq, &work->pending, &work->entry);
 }
 
 bool flush_work(struct work_struct *work)
@@ -531,12 +528,12 @@ bool flush_work(struct work_struct *work)
 	bool waited = false;
 
 	might_sleep();
-	pthread_mutex_lock(&psem_user_wq_lock);
+	pthread_mutex_lock(&psem_user_wq.lock);
 	while (work->pending || psem_user_wq_running == work) {
 		waited = true;
-		pthread_cond_wait(&psem_user_wq_idle, &psem_user_wq_lock);
+		pthread_cond_wait(&psem_user_wq.idle, &psem_user_wq.lock);
 	}
-	pthread_mutex_unlock(&psem_user_wq_lock);
+	pthread_mutex_unlock(&psem_user_wq.lock);
 	return waited;
 }
 
@@ -545,25 +542,25 @@ bool cancel_work_sync(struct work_struct *work)
 	bool was_pending;
 
 	might_sleep();
-	pthread_mutex_lock(&psem_user_wq_lock);
+	pthread_mutex_lock(&psem_user_wq.lock);
 	was_pending = work->pending;
 	if (was_pending) {
 		list_del_init(&work->entry);
 		__atomic_store_n(&work->pending, false, __ATOMIC_RELAXED);
 	}
 	while (psem_user_wq_running == work)
-		pthread_cond_wait(&psem_user_wq_idle, &psem_user_wq_lock);
-	pthread_mutex_unlock(&psem_user_wq_lock);
+		pthread_cond_wait(&psem_user_wq.idle, &psem_user_wq.lock);
+	pthread_mutex_unlock(&psem_user_wq.lock);
 	return was_pending;
 }
 
 void flush_workqueue(struct workqueue_struct *wq)
 {
 	might_sleep();
-	pthread_mutex_lock(&psem_user_wq_lock);
-	while (!list_empty(&psem_user_wq_list) || psem_user_wq_running)
-		pthread_cond_wait(&psem_user_wq_idle, &psem_user_wq_lock);
-	pthread_mutex_unlock(&psem_user_wq_lock);
+	pthread_mutex_lock(&psem_user_wq.lock);
+	while (!list_empty(&psem_user_wq.list) || psem_user_wq_running)
+		pthread_cond_wait(&psem_user_wq.idle, &psem_user_wq.lock);
+	pthread_mutex_unlock(&psem_user_wq.lock);
 }
 
 /* Stands for lockdep's map of RCU readers; never read. */
@@ -601,84 +598,62 @@ void psem_user_wake_up_var(void *var)
 
 /*
  * irq_work (include/linux/irq_work.h): one thread, in hard-IRQ context
- * while it runs a function; the queue, the flags and the function running
- * now are under psem_user_irq_lock.
+ * while it runs a function; the flags and the function running now are
+ * under psem_user_irq.lock.
  */
-static pthread_mutex_t psem_user_irq_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t psem_user_irq_more = PTHREAD_COND_INITIALIZER;
-static pthread_cond_t psem_user_irq_idle = PTHREAD_COND_INITIALIZER;
-static LIST_HEAD(psem_user_irq_list);
-static pthread_once_t psem_user_irq_once = PTHREAD_ONCE_INIT;
+static void psem_user_irq_start(void);
+static struct psem_user_queue psem_user_irq =
+	PSEM_USER_QUEUE(psem_user_irq, psem_user_irq_start);
 static struct task_struct *psem_user_irq_task;	/* RELEASE, once */
 
 static void *psem_user_irq_thread(void *arg)
 {
 	__atomic_store_n(&psem_user_irq_task, psem_user_task_init("irq_work", 0),
 			 __ATOMIC_RELEASE);
-	pthread_mutex_lock(&psem_user_irq_lock);
+	pthread_mutex_lock(&psem_user_irq.lock);
 	for (;;) {
-		struct irq_work *w;
+		struct irq_work *w = list_entry(psem_user_dequeue(&psem_user_irq),
+						struct irq_work, entry);
 
-		while (list_empty(&psem_user_irq_list))
-			pthread_cond_wait(&psem_user_irq_more,
-					  &psem_user_irq_lock);
-		w = list_first_entry(&psem_user_irq_list, struct irq_work,
-				     entry);
-		list_del_init(&w->entry);
 		__atomic_store_n(&w->pending, false, __ATOMIC_RELAXED);
 		w->busy = true;
-		pthread_mutex_unlock(&psem_user_irq_lock);
+		pthread_mutex_unlock(&psem_user_irq.lock);
 		psem_user_set_context(HARDIRQ_OFFSET);
 		w->func(w);	/* may requeue w */
 		psem_user_set_context(0);
-		pthread_mutex_lock(&psem_user_irq_lock);
+		pthread_mutex_lock(&psem_user_irq.lock);
 		w->busy = false;
-		pthread_cond_broadcast(&psem_user_irq_idle);
+		pthread_cond_broadcast(&psem_user_irq.idle);
 	}
 	return NULL;
 }
 
 static void psem_user_irq_start(void)
 {
-	pthread_t th;
-
-	if (pthread_create(&th, NULL, psem_user_irq_thread, NULL))
-		abort();
-	pthread_detach(th);
+	psem_user_start_thread(psem_user_irq_thread);
 }
 
 bool irq_work_queue(struct irq_work *work)
 {
-	bool queued = false;
-
-	pthread_once(&psem_user_irq_once, psem_user_irq_start);
-	pthread_mutex_lock(&psem_user_irq_lock);
-	if (!work->pending) {
-		__atomic_store_n(&work->pending, true, __ATOMIC_RELAXED);
-		list_add_tail(&work->entry, &psem_user_irq_list);
-		pthread_cond_signal(&psem_user_irq_more);
-		queued = true;
-	}
-	pthread_mutex_unlock(&psem_user_irq_lock);
-	return queued;
+	return psem_user_enqueue(&psem_user_irq, &work->pending, &work->entry);
 }
 
 void irq_work_sync(struct irq_work *work)
 {
 	might_sleep();
-	pthread_mutex_lock(&psem_user_irq_lock);
+	pthread_mutex_lock(&psem_user_irq.lock);
 	while (work->pending || work->busy)
-		pthread_cond_wait(&psem_user_irq_idle, &psem_user_irq_lock);
-	pthread_mutex_unlock(&psem_user_irq_lock);
+		pthread_cond_wait(&psem_user_irq.idle, &psem_user_irq.lock);
+	pthread_mutex_unlock(&psem_user_irq.lock);
 }
 
 bool irq_work_pending(struct irq_work *work)
 {
 	bool pending;
 
-	pthread_mutex_lock(&psem_user_irq_lock);
+	pthread_mutex_lock(&psem_user_irq.lock);
 	pending = work->pending;
-	pthread_mutex_unlock(&psem_user_irq_lock);
+	pthread_mutex_unlock(&psem_user_irq.lock);
 	return pending;
 }
 
@@ -686,9 +661,9 @@ bool irq_work_is_busy(struct irq_work *work)
 {
 	bool busy;
 
-	pthread_mutex_lock(&psem_user_irq_lock);
+	pthread_mutex_lock(&psem_user_irq.lock);
 	busy = work->pending || work->busy;
-	pthread_mutex_unlock(&psem_user_irq_lock);
+	pthread_mutex_unlock(&psem_user_irq.lock);
 	return busy;
 }
 
@@ -696,7 +671,7 @@ struct task_struct *psem_user_irq_work_task(void)
 {
 	struct task_struct *t;
 
-	pthread_once(&psem_user_irq_once, psem_user_irq_start);
+	pthread_once(&psem_user_irq.once, psem_user_irq.start);
 	while (!(t = __atomic_load_n(&psem_user_irq_task, __ATOMIC_ACQUIRE)))
 		psem_user_usleep(50);
 	return t;

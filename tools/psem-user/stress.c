@@ -24,9 +24,9 @@
  * progress for as long while the others run, fails the run: a permit lost
  * to a waiter that nobody will serve shows up that way.
  *
- * The lifecycle has a psem of its own, with a capacity: see life_op() and
- * churn_op() below. Each stop also resizes it back, reopens it and quiesces
- * it, and checks it as exactly as the others.
+ * The lifecycle has a psem of its own, with a capacity: life_op() and
+ * churn_op() in stress_life.c. Each stop also resizes it back, reopens it
+ * and quiesces it, and checks it as exactly as the others.
  *
  * Exit status: 0 clean, 2 a conservation or exclusion failure, 3 a hang.
  */
@@ -49,35 +49,11 @@
 #include "psem_pool.h"
 #include "psem_rwlock.h"
 #include "psem-user.h"
-
-#define SEM_PERMITS	4
-#define POOL_OBJS	3
-#define MAX_WORKERS	64
-#define LIFE_CAP	6	/* life_sem's capacity at a stop, and its most */
-#define LIFE_STOP_MS	2000	/* the stop's quiesce: generous */
-
-enum role { ROLE_SEM, ROLE_LOCKS, ROLE_POOL, ROLE_HOT, ROLE_LIFE, ROLE_CHURN };
-
-struct worker {
-	pthread_t		thread;
-	struct task_struct	*task;		/* published with release */
-	int			id;
-	enum role		role;
-	unsigned long long	rng;
-	/* Relaxed atomics, read by the main thread while workers run. */
-	unsigned long		ops;
-	const char		*op;
-	/* Plain: read by the main thread only while the worker is parked. */
-	unsigned long		sem_writes, rw_writes, mx_holds, pool_gets;
-	unsigned long		eintr, etime, fast_try_fail;
-	unsigned long		life_writes, life_big, life_ok, life_shutdown;
-	unsigned long		life_e2big, life_cancel;
-	unsigned long		churn_resizes, churn_closes, churn_quiesced;
-};
+#include "stress.h"
 
 static struct worker workers[MAX_WORKERS];
 static int nr_workers = 10;
-static int nr_life = 3;		/* ROLE_LIFE workers; a churn thread if any */
+int nr_life = 3;		/* ROLE_LIFE workers; a churn thread if any */
 static int nr_threads;		/* all workers: nr_workers, life, churn */
 static unsigned int epoch_ms = 100, nr_epochs = 20, hang_ms = 3000;
 static unsigned long long seed = 1;
@@ -97,21 +73,8 @@ static struct psem_pool stress_pool;
 /* Permits of stress_sem held right now: a relaxed counter. */
 static long sem_held;
 
-/* The lifecycle's psem, and what the churn thread set (seqcounts). */
-static struct psem life_sem;
-static unsigned long life_cap_gen, life_close_gen;
-static long life_cap = LIFE_CAP;
-static int life_closed;
-static long life_held;		/* like sem_held */
-
-static struct {
-	unsigned long a, b, c;
-} psem_stress_life_guarded;
-
 /* The plain data psem orders. */
-static struct {
-	unsigned long a, b;
-} psem_stress_guarded;
+static struct guarded psem_stress_guarded;
 
 static unsigned long psem_stress_mx_count;
 
@@ -126,7 +89,7 @@ struct pool_obj {
 
 static struct pool_obj psem_stress_pool_objs[POOL_OBJS];
 
-static __printf(1, 2) __attribute__((noreturn)) void die(const char *fmt, ...)
+__printf(1, 2) __attribute__((noreturn)) void die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -138,7 +101,7 @@ static __printf(1, 2) __attribute__((noreturn)) void die(const char *fmt, ...)
 	_exit(2);
 }
 
-static unsigned int rnd(struct worker *w)
+unsigned int rnd(struct worker *w)
 {
 	w->rng ^= w->rng >> 12;
 	w->rng ^= w->rng << 25;
@@ -146,14 +109,14 @@ static unsigned int rnd(struct worker *w)
 	return (unsigned int)((w->rng * 0x2545F4914F6CDD1DULL) >> 32);
 }
 
-static void count_op(struct worker *w, const char *op)
+void count_op(struct worker *w, const char *op)
 {
 	__atomic_store_n(&w->op, op, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&w->ops, 1, __ATOMIC_RELAXED);
 }
 
 /* A short, random pause inside a critical section. */
-static void dwell(struct worker *w)
+void dwell(struct worker *w)
 {
 	unsigned int r = rnd(w) % 16;
 
@@ -167,7 +130,7 @@ static void dwell(struct worker *w)
 }
 
 /* -EINTR from a wait is only right with the matching signal pending. */
-static void check_eintr(struct worker *w, int ret, bool killable,
+void check_eintr(struct worker *w, int ret, bool killable,
 			const char *fn)
 {
 	if (ret != -EINTR)
@@ -178,32 +141,35 @@ static void check_eintr(struct worker *w, int ret, bool killable,
 	w->eintr++;
 }
 
+bool guarded_hold(struct worker *w, struct guarded *g, long *held, long max,
+		  long n, const char *what)
+{
+	long now = __atomic_add_fetch(held, n, __ATOMIC_RELAXED);
+	unsigned long a = g->a;
+
+	if (now > max)
+		die("permits created: %ld of %s held, at most %ld\n", now, what,
+		    max);
+	if (n == max) {
+		/* Every permit: exclusive. */
+		g->a = a + 1;
+		dwell(w);
+		g->b = a + 1;
+	} else {
+		dwell(w);
+		if (g->b != a)
+			die("permits created: a holder of %ld of %s saw a=%lu b=%lu\n",
+			    n, what, a, g->b);
+	}
+	__atomic_sub_fetch(held, n, __ATOMIC_RELAXED);
+	return n == max;
+}
+
 static void sem_hold(struct worker *w, long n)
 {
-	long held;
-
-	if (!n)
-		return;
-	held = __atomic_add_fetch(&sem_held, n, __ATOMIC_RELAXED);
-	if (held > SEM_PERMITS)
-		die("permits created: %ld held of %d\n", held, SEM_PERMITS);
-	if (n == SEM_PERMITS) {
-		/* Every permit: exclusive. */
-		unsigned long a = psem_stress_guarded.a;
-
-		psem_stress_guarded.a = a + 1;
-		dwell(w);
-		psem_stress_guarded.b = a + 1;
+	if (n && guarded_hold(w, &psem_stress_guarded, &sem_held, SEM_PERMITS,
+			      n, "stress_sem"))
 		w->sem_writes++;
-	} else {
-		unsigned long a = psem_stress_guarded.a;
-
-		dwell(w);
-		if (psem_stress_guarded.b != a)
-			die("permits created: reader holding %ld saw a=%lu b=%lu\n", n, a,
-			    psem_stress_guarded.b);
-	}
-	__atomic_sub_fetch(&sem_held, n, __ATOMIC_RELAXED);
 }
 
 static void sem_give_back(struct worker *w, long n)
@@ -242,9 +208,12 @@ static long pick_count(struct worker *w)
 static void sem_op(struct worker *w)
 {
 	long n = pick_count(w), got = 0;
+	unsigned int r = rnd(w) % 16;
+	bool killable = r >= 5;
+	const char *op;
 	int ret;
 
-	switch (rnd(w) % 16) {
+	switch (r) {
 	case 0: case 1: case 2:
 		count_op(w, "acquire");
 		ret = psem_acquire(&stress_sem, n);
@@ -252,19 +221,14 @@ static void sem_op(struct worker *w)
 			die("psem_acquire returned %d\n", ret);
 		got = n;
 		break;
-	case 3: case 4:
-		count_op(w, "acquire_interruptible");
-		ret = psem_acquire_interruptible(&stress_sem, n);
+	case 3: case 4: case 5: case 6:
+		/* A wait that a signal may end: any, or only a fatal one. */
+		op = killable ? "acquire_killable" : "acquire_interruptible";
+		count_op(w, op);
+		ret = killable ? psem_acquire_killable(&stress_sem, n) :
+				 psem_acquire_interruptible(&stress_sem, n);
 		if (ret)
-			check_eintr(w, ret, false, "acquire_interruptible");
-		else
-			got = n;
-		break;
-	case 5: case 6:
-		count_op(w, "acquire_killable");
-		ret = psem_acquire_killable(&stress_sem, n);
-		if (ret)
-			check_eintr(w, ret, true, "acquire_killable");
+			check_eintr(w, ret, killable, op);
 		else
 			got = n;
 		break;
@@ -403,136 +367,99 @@ static void mx_critical(struct worker *w)
 	w->mx_holds++;
 }
 
+/*
+ * Takes @lock with psem_@kind_lock() (@kind: mutex, read, write) or one of
+ * its variants, as @way says: 0 plain, 1 interruptible, 2 killable, 3 try.
+ * Whether it is held: a signal may end a wait (-EINTR, checked), a try
+ * may fail.
+ */
+#define take_lock(w, way, kind, lock)					\
+({									\
+	bool __held = true;						\
+	int __ret = 0;							\
+									\
+	switch (way) {							\
+	case 0:								\
+		count_op(w, #kind "_lock");				\
+		psem_##kind##_lock(lock);				\
+		break;							\
+	case 1:								\
+		count_op(w, #kind "_lock_interruptible");		\
+		__ret = psem_##kind##_lock_interruptible(lock);		\
+		break;							\
+	case 2:								\
+		count_op(w, #kind "_lock_killable");			\
+		__ret = psem_##kind##_lock_killable(lock);		\
+		break;							\
+	default:							\
+		count_op(w, #kind "_trylock");				\
+		__held = psem_##kind##_trylock(lock);			\
+	}								\
+	if (__ret) {							\
+		check_eintr(w, __ret, (way) == 2, (way) == 2 ?		\
+			    #kind "_lock_killable" :			\
+			    #kind "_lock_interruptible");		\
+		__held = false;						\
+	}								\
+	__held;								\
+})
+
 static void locks_op(struct worker *w)
 {
-	int ret;
+	unsigned int r = rnd(w) % 13;
 
-	switch (rnd(w) % 13) {
+	switch (r / 4) {
 	case 0:
-		count_op(w, "mutex_lock");
-		psem_mutex_lock(&stress_mx);
-		break;
-	case 1:
-		count_op(w, "mutex_lock_interruptible");
-		ret = psem_mutex_lock_interruptible(&stress_mx);
-		if (ret) {
-			check_eintr(w, ret, false, "mutex_lock_interruptible");
+		if (!take_lock(w, r % 4, mutex, &stress_mx))
 			return;
-		}
+		mx_critical(w);
+		count_op(w, "mutex_unlock");
+		psem_mutex_unlock(&stress_mx);
+		return;
+	case 1:
+		if (!take_lock(w, r % 4, read, &stress_rw))
+			return;
 		break;
 	case 2:
-		count_op(w, "mutex_lock_killable");
-		ret = psem_mutex_lock_killable(&stress_mx);
-		if (ret) {
-			check_eintr(w, ret, true, "mutex_lock_killable");
+		if (!take_lock(w, r % 4, write, &stress_rw))
 			return;
-		}
-		break;
-	case 3:
-		count_op(w, "mutex_trylock");
-		if (!psem_mutex_trylock(&stress_mx))
-			return;
-		break;
-	case 4:
-		count_op(w, "read_lock");
-		psem_read_lock(&stress_rw);
-		goto read;
-	case 5:
-		count_op(w, "read_lock_interruptible");
-		ret = psem_read_lock_interruptible(&stress_rw);
-		if (ret) {
-			check_eintr(w, ret, false, "read_lock_interruptible");
-			return;
-		}
-		goto read;
-	case 6:
-		count_op(w, "read_lock_killable");
-		ret = psem_read_lock_killable(&stress_rw);
-		if (ret) {
-			check_eintr(w, ret, true, "read_lock_killable");
-			return;
-		}
-		goto read;
-	case 7:
-		count_op(w, "read_trylock");
-		if (!psem_read_trylock(&stress_rw))
-			return;
-		goto read;
-	case 8:
-		count_op(w, "write_lock");
-		psem_write_lock(&stress_rw);
-		goto write;
-	case 9:
-		count_op(w, "write_lock_interruptible");
-		ret = psem_write_lock_interruptible(&stress_rw);
-		if (ret) {
-			check_eintr(w, ret, false, "write_lock_interruptible");
-			return;
-		}
-		goto write;
-	case 10:
-		count_op(w, "write_lock_killable");
-		ret = psem_write_lock_killable(&stress_rw);
-		if (ret) {
-			check_eintr(w, ret, true, "write_lock_killable");
-			return;
-		}
-		goto write;
-	case 11:
-		count_op(w, "write_trylock");
-		if (!psem_write_trylock(&stress_rw))
-			return;
-		goto write;
+		rw_write_side(w);
+		count_op(w, "write_unlock");
+		psem_write_unlock(&stress_rw);
+		return;
 	default:
 		count_op(w, "write_lock+downgrade");
 		psem_write_lock(&stress_rw);
 		rw_write_side(w);
 		psem_downgrade_write(&stress_rw);
-		rw_read_side(w);
-		count_op(w, "read_unlock");
-		psem_read_unlock(&stress_rw);
-		return;
 	}
-	mx_critical(w);
-	count_op(w, "mutex_unlock");
-	psem_mutex_unlock(&stress_mx);
-	return;
-read:
 	rw_read_side(w);
 	count_op(w, "read_unlock");
 	psem_read_unlock(&stress_rw);
-	return;
-write:
-	rw_write_side(w);
-	count_op(w, "write_unlock");
-	psem_write_unlock(&stress_rw);
 }
 
 static void pool_op(struct worker *w)
 {
+	unsigned int r = rnd(w) % 4;
+	bool killable = r == 2;
 	struct pool_obj *o = NULL;
+	const char *op;
 	void *p = NULL;
 	int ret;
 
-	switch (rnd(w) % 4) {
+	switch (r) {
 	case 0:
 		count_op(w, "pool_get");
 		o = psem_pool_get(&stress_pool);
 		break;
-	case 1:
-		count_op(w, "pool_get_interruptible");
-		ret = psem_pool_get_interruptible(&stress_pool, &p);
+	case 1: case 2:
+		/* A wait that a signal may end: any, or only a fatal one. */
+		op = killable ? "pool_get_killable" : "pool_get_interruptible";
+		count_op(w, op);
+		ret = killable ? psem_pool_get_killable(&stress_pool, &p) :
+				 psem_pool_get_interruptible(&stress_pool, &p);
 		if (ret) {
-			check_eintr(w, ret, false, "pool_get_interruptible");
-			return;
-		}
-		o = p;
-		break;
-	case 2:
-		count_op(w, "pool_get_killable");
-		ret = psem_pool_get_killable(&stress_pool, &p);
-		if (ret) {
-			check_eintr(w, ret, true, "pool_get_killable");
+			check_eintr(w, ret, killable, op);
 			return;
 		}
 		o = p;
@@ -560,540 +487,6 @@ static void pool_op(struct worker *w)
 	ret = psem_pool_put(&stress_pool, o);
 	if (ret)
 		die("pool_put returned %d\n", ret);
-}
-
-/*
- * The lifecycle: life_sem, created with psem_init_capacity(LIFE_CAP), on
- * which ROLE_LIFE workers take and give back random amounts with every
- * acquire variant (the asynchronous ones included) while the ROLE_CHURN
- * thread resizes it (grow and shrink, with permits out), closes and reopens
- * it and quiesces it, with and without timeouts.
- *
- * Every outcome is checked exactly. Only the churn thread (and the main
- * thread at a stop, with everything parked) changes the capacity or the
- * closed state, and it publishes what it set in a seqcount: a worker that
- * finds a count unchanged across its call knows the capacity, or the closed
- * state, was that value throughout. So: -E2BIG only if the request exceeded
- * the capacity at some point, -ESHUTDOWN only if the psem was closed at some
- * point; a closed psem throughout refuses with -ESHUTDOWN, an open one with
- * a request over its capacity throughout with -E2BIG; nothing is granted
- * beyond the capacity or while closed; -EINTR only with the signal the
- * state lets in, -ETIME only with a timeout. A success holds exactly its
- * permits, a failure holds nothing: at each stop the main thread reopens
- * the psem, resizes it back to LIFE_CAP and quiesces it with a generous
- * timeout, which must succeed, and then finds the balance LIFE_CAP, no
- * debt, no flag in the word and nobody linked.
- *
- * The permits out never exceed the largest capacity the psem ever had
- * (LIFE_CAP: a shrink records a debt that returning permits pay, a grow
- * pays the debt first), so a holder of all LIFE_CAP permits is exclusive
- * and writes psem_stress_life_guarded.a/b, a holder of more than half is
- * exclusive among such holders and writes .c, the others read a and b.
- */
-struct life_snap {
-	unsigned long	cap_gen, close_gen;
-	long		cap;
-	int		closed;
-};
-
-static void life_snap(struct life_snap *s)
-{
-	s->cap_gen = __atomic_load_n(&life_cap_gen, __ATOMIC_SEQ_CST);
-	s->close_gen = __atomic_load_n(&life_close_gen, __ATOMIC_SEQ_CST);
-	s->cap = __atomic_load_n(&life_cap, __ATOMIC_SEQ_CST);
-	s->closed = __atomic_load_n(&life_closed, __ATOMIC_SEQ_CST);
-}
-
-/* What held from @s0 to now: the capacity, the closed state, or neither. */
-static void life_stable(const struct life_snap *s0, bool *cap_stable,
-			bool *close_stable)
-{
-	unsigned long cg, sg;
-
-	/* The call's accesses to the psem come before the second reads. */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	cg = __atomic_load_n(&life_cap_gen, __ATOMIC_SEQ_CST);
-	sg = __atomic_load_n(&life_close_gen, __ATOMIC_SEQ_CST);
-	*cap_stable = !(s0->cap_gen & 1) && cg == s0->cap_gen;
-	*close_stable = !(s0->close_gen & 1) && sg == s0->close_gen;
-}
-
-/* The writer's side of the seqcount around a change of the psem. */
-static void life_change_begin(unsigned long *gen)
-{
-	__atomic_fetch_add(gen, 1, __ATOMIC_SEQ_CST);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
-
-static void life_change_end(unsigned long *gen)
-{
-	__atomic_fetch_add(gen, 1, __ATOMIC_SEQ_CST);
-}
-
-static void life_resize(long cap)
-{
-	int ret;
-
-	life_change_begin(&life_cap_gen);
-	ret = psem_resize(&life_sem, cap);
-	if (ret)
-		die("psem_resize(%ld) returned %d\n", cap, ret);
-	__atomic_store_n(&life_cap, cap, __ATOMIC_SEQ_CST);
-	life_change_end(&life_cap_gen);
-}
-
-/* Closes (@close) or reopens; @closed: what the caller knows it was. */
-static void life_close(bool close, bool closed)
-{
-	int ret, want = close == closed ? -EALREADY : 0;
-
-	life_change_begin(&life_close_gen);
-	ret = close ? psem_close(&life_sem) : psem_reopen(&life_sem);
-	if (ret != want)
-		die("psem_%s() of a psem %s returned %d, not %d\n",
-		    close ? "close" : "reopen", closed ? "closed" : "open",
-		    ret, want);
-	__atomic_store_n(&life_closed, close, __ATOMIC_SEQ_CST);
-	life_change_end(&life_close_gen);
-}
-
-enum life_kind {
-	LIFE_WAIT,		/* psem_acquire() */
-	LIFE_INTR,		/* psem_acquire_interruptible() */
-	LIFE_KILL,		/* psem_acquire_killable() */
-	LIFE_TIMEOUT,		/* psem_acquire_timeout(), > 0 */
-	LIFE_TRY,		/* psem_acquire_timeout(0) */
-	LIFE_ASYNC,		/* psem_acquire_async*(): the immediate return */
-	LIFE_ASYNC_DONE,	/* the callback's result */
-};
-
-static const char *const life_kind_name[] = {
-	"acquire", "acquire_interruptible", "acquire_killable",
-	"acquire_timeout", "acquire_timeout(0)", "acquire_async",
-	"acquire_async callback",
-};
-
-/*
- * Checks the outcome @ret of a take of @n of kind @kind that began at @s0,
- * and counts it. Returns the permits the caller now holds.
- */
-static long life_outcome(struct worker *w, enum life_kind kind, long n,
-			 int ret, const struct life_snap *s0)
-{
-	const char *fn = life_kind_name[kind];
-	bool cap_stable, close_stable, over, closed;
-
-	life_stable(s0, &cap_stable, &close_stable);
-	closed = close_stable && s0->closed;	/* closed throughout */
-	/* Over the capacity throughout: LIFE_CAP is the largest it has. */
-	over = n > LIFE_CAP || (cap_stable && n > s0->cap);
-
-	if (closed && ret != -ESHUTDOWN && kind != LIFE_ASYNC_DONE)
-		die("%s(%ld) of a psem closed throughout returned %d, not -ESHUTDOWN%s\n",
-		    fn, n, ret, ret ? "" : ": permits created");
-	if (over && !ret)
-		die("%s(%ld) granted beyond the capacity %ld: permits created\n",
-		    fn, n, cap_stable ? s0->cap : (long)LIFE_CAP);
-	if (over && close_stable && !s0->closed && ret != -E2BIG &&
-	    kind != LIFE_ASYNC_DONE)
-		die("%s(%ld) over the capacity %ld of an open psem returned %d, not -E2BIG\n",
-		    fn, n, s0->cap, ret);
-	switch (ret) {
-	case 0:
-		w->life_ok++;
-		return n;
-	case -ESHUTDOWN:
-		if (close_stable && !s0->closed)
-			die("%s(%ld) of a psem open throughout returned -ESHUTDOWN\n",
-			    fn, n);
-		w->life_shutdown++;
-		goto refused;
-	case -E2BIG:
-		if (n <= LIFE_CAP && cap_stable && n <= s0->cap)
-			die("%s(%ld) within the capacity %ld throughout returned -E2BIG\n",
-			    fn, n, s0->cap);
-		w->life_e2big++;
-		goto refused;
-	case -EINTR:
-		if (kind != LIFE_INTR && kind != LIFE_KILL)
-			die("%s(%ld) returned -EINTR\n", fn, n);
-		check_eintr(w, ret, kind == LIFE_KILL, fn);
-		return 0;
-	case -ETIME:
-		if (kind != LIFE_TIMEOUT && kind != LIFE_TRY)
-			die("%s(%ld) returned -ETIME\n", fn, n);
-		w->etime++;
-		return 0;
-	case -EINPROGRESS:
-		if (kind != LIFE_ASYNC)
-			die("%s(%ld) returned -EINPROGRESS\n", fn, n);
-		return 0;
-	default:
-		die("%s(%ld) returned %d\n", fn, n, ret);
-	}
-refused:
-	/* Refusals are quick: leave the CPUs to the others for a moment. */
-	if (kind != LIFE_ASYNC_DONE)
-		psem_user_usleep(10 + rnd(w) % 40);
-	return 0;
-}
-
-static void life_hold(struct worker *w, long n)
-{
-	long held;
-
-	if (!n)
-		return;
-	held = __atomic_add_fetch(&life_held, n, __ATOMIC_RELAXED);
-	if (held > LIFE_CAP)
-		die("permits created: %ld of life_sem held, its capacity is at most %d\n",
-		    held, LIFE_CAP);
-	if (n == LIFE_CAP) {
-		/* Every permit the psem ever had: exclusive. */
-		unsigned long a = psem_stress_life_guarded.a;
-
-		psem_stress_life_guarded.a = a + 1;
-		dwell(w);
-		psem_stress_life_guarded.b = a + 1;
-		w->life_writes++;
-	} else {
-		unsigned long a = psem_stress_life_guarded.a, c = 0;
-
-		/* More than half: exclusive among such holders. */
-		if (n > LIFE_CAP / 2)
-			c = psem_stress_life_guarded.c;
-		dwell(w);
-		if (n > LIFE_CAP / 2) {
-			psem_stress_life_guarded.c = c + 1;
-			w->life_big++;
-		}
-		if (psem_stress_life_guarded.b != a)
-			die("permits created: life holder of %ld saw a=%lu b=%lu\n",
-			    n, a, psem_stress_life_guarded.b);
-	}
-	__atomic_sub_fetch(&life_held, n, __ATOMIC_RELAXED);
-}
-
-static void life_give_back(struct worker *w, long n)
-{
-	int ret;
-
-	if (!n)
-		return;
-	switch (rnd(w) % 4) {
-	case 0:
-		count_op(w, "life release_all_held");
-		ret = psem_release_all_held(&life_sem, n);
-		break;
-	case 1:
-		if (n > 1) {
-			long k = 1 + rnd(w) % (n - 1);
-
-			count_op(w, "life release(split)");
-			ret = psem_release(&life_sem, k);
-			if (!ret)
-				ret = psem_release(&life_sem, n - k);
-			break;
-		}
-		/* fall through */
-	default:
-		count_op(w, "life release");
-		ret = psem_release(&life_sem, n);
-	}
-	if (ret)
-		die("life release of %ld returned %d: permits created or lost\n",
-		    n, ret);
-}
-
-/* An asynchronous waiter: psem_acquire_async() or its work variant. */
-struct life_async {
-	struct psem_async_work	aww;	/* .aw for the callback variant */
-	int			armed;	/* relaxed: a late callback is a bug */
-	int			calls;	/* callbacks (or works) run */
-	int			result;	/* plain, published by done */
-	int			done;	/* release/acquire */
-};
-
-static void life_async_complete(struct life_async *la, int result)
-{
-	if (!__atomic_load_n(&la->armed, __ATOMIC_RELAXED))
-		die("async completion (%d) of a waiter not queued or cancelled\n",
-		    result);
-	if (__atomic_add_fetch(&la->calls, 1, __ATOMIC_RELAXED) != 1)
-		die("async waiter completed twice\n");
-	la->result = result;
-	__atomic_store_n(&la->done, 1, __ATOMIC_RELEASE);
-}
-
-static void life_async_fn(struct psem_async *aw, int result)
-{
-	life_async_complete(container_of(aw, struct life_async, aww.aw), result);
-}
-
-static void life_async_work_fn(struct work_struct *work)
-{
-	struct life_async *la = container_of(work, struct life_async,
-					     aww.work);
-
-	/* psem wrote ->result before it queued the work. */
-	life_async_complete(la, la->aww.result);
-}
-
-static bool life_async_done(struct life_async *la)
-{
-	return __atomic_load_n(&la->done, __ATOMIC_ACQUIRE);
-}
-
-/*
- * An asynchronous take of @n: immediate, or queued and then completed or
- * cancelled after a short wait. Exactly one of them; returns what is held.
- */
-static long life_async(struct worker *w, long n, const struct life_snap *s0)
-{
-	static struct life_async las[MAX_WORKERS];
-	struct life_async *la = &las[w->id];
-	bool work = rnd(w) % 2, cancelled;
-	unsigned int wait_us = rnd(w) % 3000, how = rnd(w) % 3;
-	int ret;
-
-	la->calls = 0;
-	la->done = 0;
-	la->result = 1;
-	__atomic_store_n(&la->armed, 1, __ATOMIC_RELAXED);
-	if (work) {
-		count_op(w, "acquire_async_work");
-		/* Once: the last round's work may still be returning. */
-		if (!la->aww.work.func)
-			psem_init_async_work(&la->aww, life_async_work_fn);
-		ret = psem_acquire_async_work(&life_sem, n, &la->aww);
-	} else {
-		count_op(w, "acquire_async");
-		ret = psem_acquire_async(&life_sem, n, &la->aww.aw,
-					 life_async_fn);
-	}
-	if (ret != -EINPROGRESS) {
-		__atomic_store_n(&la->armed, 0, __ATOMIC_RELAXED);
-		if (__atomic_load_n(&la->calls, __ATOMIC_RELAXED))
-			die("async callback for a waiter never queued (%d)\n",
-			    ret);
-		return life_outcome(w, LIFE_ASYNC, n, ret, s0);
-	}
-	life_outcome(w, LIFE_ASYNC, n, ret, s0);
-	while (!life_async_done(la) && wait_us >= 50) {
-		psem_user_usleep(50);
-		wait_us -= 50;
-	}
-	if (!life_async_done(la)) {
-		/* Withdraw it: cancelled, or completed by now. */
-		if (how == 0) {
-			count_op(w, "cancel_async_sync");
-			cancelled = psem_cancel_async_sync(&life_sem,
-							   &la->aww.aw);
-			/* A completion in flight has returned. */
-			if (!cancelled && !work && !life_async_done(la))
-				die("cancel_async_sync returned false before the callback returned\n");
-		} else {
-			count_op(w, "cancel_async");
-			cancelled = psem_cancel_async(&life_sem, &la->aww.aw);
-		}
-		if (cancelled) {
-			__atomic_store_n(&la->armed, 0, __ATOMIC_RELAXED);
-			if (__atomic_load_n(&la->calls, __ATOMIC_RELAXED))
-				die("async waiter cancelled and called back\n");
-			w->life_cancel++;
-			return 0;
-		}
-		if (work && how == 1 && cancel_work_sync(&la->aww.work)) {
-			/* Withdrawn before it ran: ->result says it all. */
-			__atomic_store_n(&la->armed, 0, __ATOMIC_RELAXED);
-			return life_outcome(w, LIFE_ASYNC_DONE, n,
-					    la->aww.result, s0);
-		}
-		if (work)
-			flush_work(&la->aww.work);
-	}
-	while (!life_async_done(la))
-		psem_user_usleep(20);
-	__atomic_store_n(&la->armed, 0, __ATOMIC_RELAXED);
-	return life_outcome(w, LIFE_ASYNC_DONE, n, la->result, s0);
-}
-
-static void life_op(struct worker *w)
-{
-	static const long counts[] = { 1, 1, 2, 2, 3, 4, 5, 6, 6, LIFE_CAP + 1 };
-	long n = rnd(w) % 64 ? counts[rnd(w) % ARRAY_SIZE(counts)] : 0, got;
-	struct life_snap s0;
-	int ret;
-
-	life_snap(&s0);
-	switch (rnd(w) % 32) {
-	case 0: case 1: case 2: case 3:
-		count_op(w, "life acquire");
-		ret = psem_acquire(&life_sem, n);
-		got = life_outcome(w, LIFE_WAIT, n, ret, &s0);
-		break;
-	case 4: case 5: case 6:
-		count_op(w, "life acquire_interruptible");
-		ret = psem_acquire_interruptible(&life_sem, n);
-		got = life_outcome(w, LIFE_INTR, n, ret, &s0);
-		break;
-	case 7: case 8: case 9:
-		count_op(w, "life acquire_killable");
-		ret = psem_acquire_killable(&life_sem, n);
-		got = life_outcome(w, LIFE_KILL, n, ret, &s0);
-		break;
-	case 10: case 11: case 12: case 13:
-		count_op(w, "life acquire_timeout");
-		ret = psem_acquire_timeout(&life_sem, n, 1 + rnd(w) % 3);
-		got = life_outcome(w, LIFE_TIMEOUT, n, ret, &s0);
-		break;
-	case 14: case 15:
-		count_op(w, "life acquire_timeout(0)");
-		ret = psem_acquire_timeout(&life_sem, n, 0);
-		got = life_outcome(w, LIFE_TRY, n, ret, &s0);
-		break;
-	case 16: case 17: case 18: {
-		bool cap_stable, close_stable;
-
-		count_op(w, "life try_acquire");
-		got = psem_try_acquire(&life_sem, n) ? n : -1;
-		life_stable(&s0, &cap_stable, &close_stable);
-		if (got >= 0 && close_stable && s0.closed)
-			die("try_acquire(%ld) of a closed psem succeeded: permits created\n",
-			    n);
-		if (got >= 0 && (n > LIFE_CAP || (cap_stable && n > s0.cap)))
-			die("try_acquire(%ld) beyond the capacity %ld: permits created\n",
-			    n, s0.cap);
-		if (got < 0 && !n && close_stable && !s0.closed)
-			die("try_acquire(0) of an open psem failed\n");
-		if (got < 0) {
-			w->fast_try_fail++;
-			got = 0;
-		}
-		break;
-	}
-	case 19: case 20: {
-		long up_to = rnd(w) % (LIFE_CAP + 2);
-		bool cap_stable, close_stable;
-
-		count_op(w, "life drain");
-		got = psem_drain(&life_sem, up_to);
-		life_stable(&s0, &cap_stable, &close_stable);
-		if (got < 0 || got > up_to || got > LIFE_CAP ||
-		    (cap_stable && got > s0.cap) ||
-		    (close_stable && s0.closed && got))
-			die("drain(%ld) of a psem of capacity %ld%s took %ld: permits created\n",
-			    up_to, s0.cap, s0.closed ? ", closed" : "", got);
-		break;
-	}
-	case 21: case 22: case 23: case 24:
-		got = life_async(w, n, &s0);
-		break;
-	case 25: {
-		bool killable = rnd(w) % 2;
-		long timeout = rnd(w) % 4;
-
-		/* A short one, racing the churn's resizes and closes. */
-		count_op(w, killable ? "life quiesce_killable" : "life quiesce");
-		ret = killable ? psem_quiesce_killable(&life_sem, timeout) :
-				 psem_quiesce(&life_sem, timeout);
-		if (ret == -EINTR && killable)
-			check_eintr(w, ret, true, "quiesce_killable");
-		else if (ret == -ETIME)
-			w->etime++;
-		else if (ret)
-			die("psem_quiesce%s(%ld) returned %d\n",
-			    killable ? "_killable" : "", timeout, ret);
-		return;
-	}
-	default: {
-		long avail = psem_available(&life_sem);
-		long cap = psem_capacity(&life_sem);
-		unsigned long debt = psem_debt(&life_sem);
-
-		count_op(w, "life available");
-		if (avail < 0 || avail > LIFE_CAP || cap < 0 ||
-		    cap > LIFE_CAP || debt > LIFE_CAP)
-			die("life_sem out of range: available %ld, capacity %ld, debt %lu: permits %s\n",
-			    avail, cap, debt, avail > LIFE_CAP ? "created" : "lost");
-		return;
-	}
-	}
-	life_hold(w, got);
-	life_give_back(w, got);
-}
-
-/* The churn thread: resize, close and reopen, quiesce, while workers run. */
-static void churn_op(struct worker *w)
-{
-	static const long caps[] = { 0, 1, 2, 3, 4, 4, 5, 6, 6, 6 };
-	bool closed = __atomic_load_n(&life_closed, __ATOMIC_RELAXED);
-	long timeout;
-	int ret;
-
-	switch (rnd(w) % 16) {
-	case 0: case 1: case 2: case 3: case 4:
-		count_op(w, "churn resize");
-		life_resize(caps[rnd(w) % ARRAY_SIZE(caps)]);
-		w->churn_resizes++;
-		break;
-	case 5:
-		count_op(w, "churn close");
-		life_close(true, closed);
-		w->churn_closes++;
-		break;
-	case 6: case 7: case 8:
-		count_op(w, "churn reopen");
-		life_close(false, closed);
-		break;
-	case 9:
-		count_op(w, "churn quiesce(MAX)");
-		ret = psem_quiesce(&life_sem, MAX_SCHEDULE_TIMEOUT);
-		if (ret)
-			die("psem_quiesce(MAX_SCHEDULE_TIMEOUT) returned %d\n", ret);
-		w->churn_quiesced++;
-		break;
-	case 10: case 11:
-		timeout = rnd(w) % 4;
-		count_op(w, "churn quiesce");
-		ret = psem_quiesce(&life_sem, timeout);
-		if (ret && ret != -ETIME)
-			die("psem_quiesce(%ld) returned %d\n", timeout, ret);
-		if (!ret)
-			w->churn_quiesced++;
-		break;
-	case 12: case 13:
-		timeout = rnd(w) % 3 ? 1 + rnd(w) % 5 : MAX_SCHEDULE_TIMEOUT;
-		count_op(w, "churn quiesce_killable");
-		ret = psem_quiesce_killable(&life_sem, timeout);
-		if (ret == -EINTR)
-			check_eintr(w, ret, true, "quiesce_killable");
-		else if (ret && (ret != -ETIME || timeout == MAX_SCHEDULE_TIMEOUT))
-			die("psem_quiesce_killable(%ld) returned %d\n", timeout,
-			    ret);
-		if (!ret)
-			w->churn_quiesced++;
-		break;
-	default: {
-		long avail = psem_available(&life_sem);
-		long cap = psem_capacity(&life_sem);
-
-		/* Only this thread changes them while workers run. */
-		count_op(w, "churn check");
-		if (cap != __atomic_load_n(&life_cap, __ATOMIC_RELAXED) ||
-		    psem_is_closed(&life_sem) != closed)
-			die("life_sem capacity %ld%s, set %ld%s\n", cap,
-			    psem_is_closed(&life_sem) ? " closed" : "",
-			    __atomic_load_n(&life_cap, __ATOMIC_RELAXED),
-			    closed ? " closed" : "");
-		if (avail > cap)
-			die("life_sem balance %ld over its capacity %ld: permits created\n",
-			    avail, cap);
-		break;
-	}
-	}
-	/* Let the workers run between two changes. */
-	psem_user_usleep(50 + rnd(w) % 250);
 }
 
 static void *worker_main(void *arg)
@@ -1217,27 +610,6 @@ static unsigned long long now_ms(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
-/*
- * For a hang: the permits of life_sem out of the psem's hands (neither in
- * the balance nor assigned to a linked waiter, less the debt), which must
- * be what the workers hold once they are parked.
- */
-static long life_out(void)
-{
-	struct psem_waiter *w;
-	long assigned = 0, cur;
-	unsigned long debt;
-
-	spin_lock(&life_sem.wq.lock);
-	list_for_each_entry(w, &life_sem.wq.head, wq_entry.entry)
-		assigned += w->n - w->needed;
-	debt = life_sem.debt;
-	cur = atomic_long_read(&life_sem.count);
-	spin_unlock(&life_sem.wq.lock);
-	return psem_capacity(&life_sem) + debt - ((cur & LONG_MAX) >> PSEM_SHIFT) -
-	       assigned;
-}
-
 static __attribute__((noreturn)) void hang(const char *when)
 {
 	int i;
@@ -1307,14 +679,6 @@ static void run_epoch(void)
 	}
 }
 
-struct totals {
-	unsigned long ops, sem_writes, rw_writes, mx_holds, pool_gets;
-	unsigned long eintr, etime, fast_try_fail;
-	unsigned long life_writes, life_big, life_ok, life_shutdown;
-	unsigned long life_e2big, life_cancel;
-	unsigned long churn_resizes, churn_closes, churn_quiesced;
-};
-
 static void sum(struct totals *s)
 {
 	int i;
@@ -1341,49 +705,6 @@ static void sum(struct totals *s)
 		s->churn_closes += w->churn_closes;
 		s->churn_quiesced += w->churn_quiesced;
 	}
-}
-
-/*
- * A stop of the lifecycle, with everything parked: reopen, resize back to
- * LIFE_CAP and quiesce, which must find every permit home; then the word
- * must be exactly LIFE_CAP permits, no flag, no debt, nobody linked.
- */
-static void check_life(unsigned int ep, const struct totals *s)
-{
-	long avail, cur;
-	unsigned long debt;
-	bool linked;
-	int ret;
-
-	if (!nr_life)
-		return;
-	life_close(false, life_closed);
-	life_resize(LIFE_CAP);
-	ret = psem_quiesce(&life_sem, LIFE_STOP_MS);
-	if (ret)
-		die("epoch %u: life_sem quiesce(%d ms) returned %d with every worker parked: permits lost (available %ld of %d, debt %lu)\n",
-		    ep, LIFE_STOP_MS, ret, psem_available(&life_sem), LIFE_CAP,
-		    psem_debt(&life_sem));
-	spin_lock(&life_sem.wq.lock);
-	linked = !list_empty(&life_sem.wq.head);
-	debt = life_sem.debt;
-	cur = atomic_long_read(&life_sem.count);
-	spin_unlock(&life_sem.wq.lock);
-	avail = psem_available(&life_sem);
-	if (avail != LIFE_CAP || debt || (cur & PSEM_FLAGS) || cur < 0 ||
-	    linked || psem_capacity(&life_sem) != LIFE_CAP ||
-	    __atomic_load_n(&life_held, __ATOMIC_RELAXED))
-		die("epoch %u: life_sem word %#lx: available %ld of %ld (want %d), debt %lu, %s, held %ld: permits %s\n",
-		    ep, cur, avail, psem_capacity(&life_sem), LIFE_CAP, debt,
-		    linked ? "waiters linked" : "nobody linked", life_held,
-		    avail < LIFE_CAP ? "lost" : avail > LIFE_CAP ? "created" :
-		    "accounted wrongly");
-	if (psem_stress_life_guarded.a != s->life_writes ||
-	    psem_stress_life_guarded.b != s->life_writes ||
-	    psem_stress_life_guarded.c != s->life_big)
-		die("epoch %u: life guarded a=%lu b=%lu c=%lu after %lu exclusive and %lu big holds\n",
-		    ep, psem_stress_life_guarded.a, psem_stress_life_guarded.b,
-		    psem_stress_life_guarded.c, s->life_writes, s->life_big);
 }
 
 /* Everything is parked: what psem holds must be exactly what it was given. */

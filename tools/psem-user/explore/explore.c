@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * psem-explore's runtime: the kernel shim of tools/psem-user (the API
- * shim.c implements on pthreads) on coroutines that one scheduler runs one
- * at a time, and the scheduler itself. explore.h describes the model;
- * main.c is the search that drives it.
+ * psem-explore's runtime: the threads of a scenario as coroutines, the
+ * scheduler that runs them one at a time, and happens-before. kernel.c
+ * puts the kernel shim (the API shim.c implements on pthreads) on these
+ * threads; explore.h describes the model; main.c is the search that
+ * drives it.
  *
  * A thread runs until its next scheduling point (psem_explore_point(), or
  * a lock, sleep, wake or queue of the shim), where it hands control to the
@@ -26,15 +27,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/preempt.h>
-#include <linux/rcupdate.h>
 #include <linux/sched.h>
-#include <linux/spinlock.h>
-#include <linux/wait.h>
-#include <linux/wait_bit.h>
-#include <linux/workqueue.h>
 
 #include "psem-user.h"
 #include "explore.h"
@@ -99,7 +94,7 @@ static ucontext_t ex_main_ctx;
 static const void *ex_main_bottom;
 static size_t ex_main_size;
 static unsigned long ex_warn_count;
-static unsigned long ex_jiffies = 300000;
+unsigned long ex_jiffies = 300000;
 static struct task_struct ex_main_task = { .comm = "main", .pid = 0 };
 static int ex_next_pid = 1;
 static const char *ex_where = "the setup";	/* when no thread runs */
@@ -203,8 +198,6 @@ static struct {
 static unsigned int ex_nlocs;
 static uint16_t ex_loc_index[2 * EX_LOCS];	/* slot + 1; 0: empty */
 
-enum { EX_ORD_NONE, EX_ORD_ACQ = 1, EX_ORD_REL = 2, EX_ORD_FULL = 3 };
-
 static int ex_self(void)
 {
 	return ex_cur ? ex_cur->id : EX_MAX_THREADS;
@@ -238,8 +231,7 @@ static void ex_join(struct ex_vc *to, const struct ex_vc *from)
 			to->c[i] = from->c[i];
 }
 
-/* The calling thread does an operation of order @ord on @addr. */
-static void ex_sync(const volatile void *addr, int ord)
+void ex_sync(const volatile void *addr, int ord)
 {
 	struct ex_vc *me = &ex_clock[ex_self()], *loc;
 
@@ -379,6 +371,12 @@ static void ex_point_at(const char *op, uintptr_t pc, const volatile void *addr)
 		ex_run_irq(t);
 }
 
+void ex_point(const char *op, uintptr_t pc, const volatile void *addr)
+{
+	if (ex_cur)
+		ex_point_at(op, pc, addr);
+}
+
 noinline
 void psem_explore_point(const char *op, const volatile void *addr)
 {
@@ -422,8 +420,8 @@ noinline void ex_yield(const char *what)
  * the scheduler fires its timeout (then returns true). A wait from the
  * scheduler's own context cannot block: the setup and the check must not.
  */
-static bool ex_block(const char *op, uintptr_t pc, bool (*pred)(void *),
-		     void *arg, bool timed)
+bool ex_block(const char *op, uintptr_t pc, bool (*pred)(void *), void *arg,
+	      bool timed)
 {
 	struct ex_thread *t = ex_cur;
 	bool fired;
@@ -474,16 +472,7 @@ static void ex_trampoline(void)
 
 static struct task_struct *ex_new_task(const char *comm, int cpu)
 {
-	struct task_struct *task = calloc(1, sizeof(*task));
-
-	if (!task)
-		abort();
-	task->__state = TASK_RUNNING;
-	task->usage = 1;
-	task->cpu = cpu;
-	task->pid = ex_next_pid++;
-	snprintf(task->comm, sizeof(task->comm), "%s", comm);
-	return task;
+	return psem_user_task_alloc(comm, cpu, ex_next_pid++);
 }
 
 static int ex_add_thread(const char *name, void (*fn)(void *), void *arg,
@@ -545,6 +534,31 @@ bool ex_thread_done(int tid)
 struct task_struct *ex_task(int tid)
 {
 	return ex_threads[tid].task;
+}
+
+int ex_nr_threads(void)
+{
+	return ex_nthreads;
+}
+
+void ex_add_service(const char *name, void (*fn)(void *),
+		    bool (*pred)(void *), void *arg)
+{
+	struct ex_thread *t = &ex_threads[ex_add_thread(name, fn, NULL, 0, true)];
+
+	t->state = EX_BLOCKED;
+	t->pred = pred;
+	t->pred_arg = arg;
+}
+
+struct task_struct *psem_user_task_init(const char *comm, int cpu)
+{
+	return ex_new_task(comm, cpu);
+}
+
+struct task_struct *psem_user_current(void)
+{
+	return ex_cur ? ex_cur->task : &ex_main_task;
 }
 
 /* ---- the scheduler --------------------------------------------------- */
@@ -746,479 +760,6 @@ static void ex_schedule(void)
 	}
 }
 
-/* ---- tasks, sleeping, waking, signals ------------------------------- */
-
-struct task_struct *psem_user_task_init(const char *comm, int cpu)
-{
-	return ex_new_task(comm, cpu);
-}
-
-struct task_struct *psem_user_current(void)
-{
-	return ex_cur ? ex_cur->task : &ex_main_task;
-}
-
-void psem_user_put_task(struct task_struct *t)
-{
-	if (--t->usage <= 0)
-		psem_user_warn(__FILE__, __LINE__,
-			       "put_task_struct: %s/%d has no reference left\n",
-			       t->comm, t->pid);
-}
-
-unsigned long psem_user_jiffies(void)
-{
-	return ex_jiffies;
-}
-
-void psem_user_usleep(unsigned int us)
-{
-	ex_yield("usleep");
-}
-
-int wake_up_state(struct task_struct *p, unsigned int mask)
-{
-	PSEM_USER_POINT("wake_up", p);
-	if (!(p->__state & mask))
-		return 0;
-	p->__state = TASK_RUNNING;
-	return 1;
-}
-
-int wake_up_process(struct task_struct *p)
-{
-	return wake_up_state(p, TASK_NORMAL | TASK_WAKEKILL | TASK_NOLOAD);
-}
-
-int default_wake_function(struct wait_queue_entry *wq_entry,
-			  unsigned int mode, int flags, void *key)
-{
-	return wake_up_state(wq_entry->private, mode);
-}
-
-void psem_user_signal(struct task_struct *t, bool fatal)
-{
-	PSEM_USER_POINT("signal", t);
-	t->sigpending |= PSEM_USER_SIG_PENDING |
-			 (fatal ? PSEM_USER_SIG_FATAL : 0);
-	if ((t->__state & TASK_INTERRUPTIBLE) ||
-	    (fatal && (t->__state & TASK_WAKEKILL)))
-		t->__state = TASK_RUNNING;
-}
-
-void psem_user_flush_signals(void)
-{
-	current->sigpending = 0;
-}
-
-static bool ex_is_running(void *arg)
-{
-	return ((struct task_struct *)arg)->__state == TASK_RUNNING;
-}
-
-long schedule_timeout(long timeout)
-{
-	struct task_struct *t = current;
-	uintptr_t pc = (uintptr_t)__builtin_return_address(0);
-	unsigned long deadline;
-	bool finite = timeout != MAX_SCHEDULE_TIMEOUT;
-
-	if (t->locks_held)
-		psem_user_warn(__FILE__, __LINE__,
-			       "schedule with %d spinlocks held\n",
-			       t->locks_held);
-	if (t->preempt_count)
-		psem_user_warn(__FILE__, __LINE__,
-			       "schedule in context %#x\n", t->preempt_count);
-	if (timeout < 0)
-		timeout = 0;
-	deadline = ex_jiffies + (finite ? timeout : 0);
-	if (t->__state != TASK_RUNNING && signal_pending_state(t->__state, t))
-		t->__state = TASK_RUNNING;
-	if (t->__state == TASK_RUNNING) {
-		ex_point_at("schedule", pc, t);
-		return timeout;
-	}
-	if (ex_block("sleep", pc, ex_is_running, t, finite)) {
-		t->__state = TASK_RUNNING;	/* the timer's wake-up */
-		if (ex_jiffies < deadline)
-			ex_jiffies = deadline;
-		return 0;
-	}
-	if (!finite)
-		return timeout;
-	return deadline > ex_jiffies ? (long)(deadline - ex_jiffies) : 0;
-}
-
-void schedule(void)
-{
-	schedule_timeout(MAX_SCHEDULE_TIMEOUT);
-}
-
-void yield(void)
-{
-	ex_yield("yield");
-}
-
-void psem_user_might_sleep(const char *file, int line)
-{
-	if (current->locks_held)
-		psem_user_warn(file, line, "might_sleep with %d spinlocks held\n",
-			       current->locks_held);
-	if (current->preempt_count)
-		psem_user_warn(file, line, "might_sleep in context %#x\n",
-			       current->preempt_count);
-}
-
-int psem_user_preempt_count(void)
-{
-	return current->preempt_count;
-}
-
-int psem_user_set_context(int bits)
-{
-	int old = current->preempt_count;
-
-	current->preempt_count = bits;
-	return old;
-}
-
-/* The preemption hook of psem-cases has no use here: the search preempts. */
-void psem_user_preempt_point(int where, const void *lock)
-{
-}
-
-/* ---- spinlocks ------------------------------------------------------- */
-
-void psem_user_spin_init(spinlock_t *lock)
-{
-	lock->owner = NULL;
-}
-
-static bool ex_lock_free(void *arg)
-{
-	return !((spinlock_t *)arg)->owner;
-}
-
-void psem_user_spin_lock(spinlock_t *lock)
-{
-	struct task_struct *t = current;
-	uintptr_t pc = (uintptr_t)__builtin_return_address(0);
-
-	if (ex_cur)
-		ex_point_at("spin_lock", pc, lock);
-	if (lock->owner == t)
-		ex_fail("spinlock recursion (a deadlock on one CPU)");
-	while (lock->owner)
-		ex_block("spin_lock (contended)", pc, ex_lock_free, lock, false);
-	lock->owner = t;
-	t->locks_held++;
-	ex_sync(lock, EX_ORD_ACQ);
-}
-
-int psem_user_spin_trylock(spinlock_t *lock)
-{
-	struct task_struct *t = current;
-
-	if (ex_cur)
-		ex_point_at("spin_trylock", (uintptr_t)__builtin_return_address(0),
-			    lock);
-	if (lock->owner)
-		return 0;
-	lock->owner = t;
-	t->locks_held++;
-	ex_sync(lock, EX_ORD_ACQ);
-	return 1;
-}
-
-void psem_user_spin_unlock(spinlock_t *lock)
-{
-	struct task_struct *t = current;
-
-	if (lock->owner != t)
-		psem_user_warn(__FILE__, __LINE__,
-			       "spin_unlock of a lock %s/%d does not hold\n",
-			       t->comm, t->pid);
-	if (ex_cur)
-		ex_point_at("spin_unlock", (uintptr_t)__builtin_return_address(0),
-			    lock);
-	ex_sync(lock, EX_ORD_REL);
-	lock->owner = NULL;
-	t->locks_held--;
-}
-
-bool psem_user_spin_held(struct spinlock *lock)
-{
-	return lock->owner == current;
-}
-
-/* ---- RCU ------------------------------------------------------------- */
-
-int rcu_lock_map;
-
-void rcu_read_lock(void)
-{
-	current->rcu_nesting++;
-}
-
-void rcu_read_unlock(void)
-{
-	struct task_struct *t = current;
-
-	if (t->rcu_nesting <= 0) {
-		psem_user_warn(__FILE__, __LINE__,
-			       "rcu_read_unlock outside a read-side section\n");
-		return;
-	}
-	if (!--t->rcu_nesting)
-		t->rcu_seq++;
-}
-
-struct ex_gp {
-	unsigned long seq[EX_MAX_THREADS];
-};
-
-static bool ex_gp_over(void *arg)
-{
-	struct ex_gp *gp = arg;
-	int i;
-
-	for (i = 0; i < ex_nthreads; i++) {
-		struct task_struct *t = ex_threads[i].task;
-
-		if (t->rcu_nesting && t->rcu_seq == gp->seq[i])
-			return false;
-	}
-	return true;
-}
-
-void synchronize_rcu(void)
-{
-	struct ex_gp gp;
-	int i;
-
-	might_sleep();
-	for (i = 0; i < ex_nthreads; i++)
-		gp.seq[i] = ex_threads[i].task->rcu_seq;
-	ex_block("synchronize_rcu", (uintptr_t)__builtin_return_address(0),
-		 ex_gp_over, &gp, false);
-}
-
-/* ---- wait_var_event() ------------------------------------------------ */
-
-static unsigned int ex_var_word;
-
-unsigned int psem_user_var_seq(void)
-{
-	return ex_var_word;
-}
-
-struct ex_var_wait {
-	unsigned int seq;
-	struct task_struct *t;
-	bool sig;
-};
-
-static bool ex_var_changed(void *arg)
-{
-	struct ex_var_wait *w = arg;
-
-	return ex_var_word != w->seq || (w->sig && signal_pending(w->t));
-}
-
-void psem_user_var_sleep(unsigned int seq, unsigned int ms)
-{
-	struct ex_var_wait w = { seq, current, ms != 0 };
-
-	if (current->locks_held)
-		psem_user_warn(__FILE__, __LINE__,
-			       "wait_var_event with %d spinlocks held\n",
-			       current->locks_held);
-	/* A polling sleep (@ms) may end by time: the timeout choice. */
-	if (ex_block("wait_var_event", (uintptr_t)__builtin_return_address(0),
-		     ex_var_changed, &w, ms != 0))
-		ex_jiffies += ms;
-}
-
-void psem_user_wake_up_var(void *var)
-{
-	PSEM_USER_POINT("wake_up_var", var);
-	ex_var_word++;
-}
-
-/* ---- system_wq: one worker thread ------------------------------------ */
-
-static struct workqueue_struct {
-	int unused;
-} ex_system_wq;
-struct workqueue_struct *system_wq = &ex_system_wq;
-
-static LIST_HEAD(ex_wq_list);
-static struct work_struct *ex_wq_running;
-
-static bool ex_list_busy(void *arg)
-{
-	return !list_empty((struct list_head *)arg);
-}
-
-static void ex_kworker(void *arg)
-{
-	for (;;) {
-		struct work_struct *w;
-
-		while (list_empty(&ex_wq_list))
-			ex_block("idle", 0, ex_list_busy, &ex_wq_list, false);
-		w = list_first_entry(&ex_wq_list, struct work_struct, entry);
-		list_del_init(&w->entry);
-		w->pending = false;
-		ex_wq_running = w;
-		PSEM_USER_POINT("work run", w);
-		ex_sync(w, EX_ORD_ACQ);		/* what preceded queue_work() */
-		w->func(w);	/* may requeue or free w */
-		ex_sync((char *)w + 1, EX_ORD_REL);	/* for a flush */
-		ex_wq_running = NULL;
-	}
-}
-
-bool queue_work(struct workqueue_struct *wq, struct work_struct *work)
-{
-	PSEM_USER_POINT("queue_work", work);
-	ex_sync(work, EX_ORD_REL);
-	if (work->pending)
-		return false;
-	work->pending = true;
-	list_add_tail(&work->entry, &ex_wq_list);
-	return true;
-}
-
-static bool ex_work_idle(void *arg)
-{
-	struct work_struct *w = arg;
-
-	return !w->pending && ex_wq_running != w;
-}
-
-bool flush_work(struct work_struct *work)
-{
-	bool busy;
-
-	might_sleep();
-	PSEM_USER_POINT("flush_work", work);
-	busy = !ex_work_idle(work);
-	if (busy)
-		ex_block("flush_work", (uintptr_t)__builtin_return_address(0),
-			 ex_work_idle, work, false);
-	ex_sync((char *)work + 1, EX_ORD_ACQ);
-	return busy;
-}
-
-static bool ex_running_not(void *arg)
-{
-	return ex_wq_running != arg;
-}
-
-bool cancel_work_sync(struct work_struct *work)
-{
-	bool was_pending;
-
-	might_sleep();
-	PSEM_USER_POINT("cancel_work_sync", work);
-	was_pending = work->pending;
-	if (was_pending) {
-		list_del_init(&work->entry);
-		work->pending = false;
-	}
-	if (ex_wq_running == work)
-		ex_block("cancel_work_sync", (uintptr_t)__builtin_return_address(0),
-			 ex_running_not, work, false);
-	ex_sync((char *)work + 1, EX_ORD_ACQ);
-	return was_pending;
-}
-
-static bool ex_wq_idle(void *arg)
-{
-	return list_empty(&ex_wq_list) && !ex_wq_running;
-}
-
-void flush_workqueue(struct workqueue_struct *wq)
-{
-	might_sleep();
-	ex_block("flush_workqueue", (uintptr_t)__builtin_return_address(0),
-		 ex_wq_idle, NULL, false);
-}
-
-/* ---- irq_work: one CPU's interrupt, a thread in hard-IRQ context ----- */
-
-static LIST_HEAD(ex_irq_list);
-
-static void ex_irq_thread(void *arg)
-{
-	for (;;) {
-		struct irq_work *w;
-
-		while (list_empty(&ex_irq_list))
-			ex_block("idle", 0, ex_list_busy, &ex_irq_list, false);
-		w = list_first_entry(&ex_irq_list, struct irq_work, entry);
-		list_del_init(&w->entry);
-		w->pending = false;
-		w->busy = true;
-		PSEM_USER_POINT("irq_work run", w);
-		ex_sync(w, EX_ORD_ACQ);
-		psem_user_set_context(HARDIRQ_OFFSET);
-		w->func(w);	/* may requeue w */
-		psem_user_set_context(0);
-		ex_sync((char *)w + 1, EX_ORD_REL);
-		/* The kernel's irq_work_single() clears BUSY after the call. */
-		PSEM_USER_POINT("irq_work done", w);
-		w->busy = false;
-	}
-}
-
-bool irq_work_queue(struct irq_work *work)
-{
-	PSEM_USER_POINT("irq_work_queue", work);
-	ex_sync(work, EX_ORD_REL);
-	if (work->pending)
-		return false;
-	work->pending = true;
-	list_add_tail(&work->entry, &ex_irq_list);
-	return true;
-}
-
-static bool ex_irq_idle(void *arg)
-{
-	struct irq_work *w = arg;
-
-	return !w->pending && !w->busy;
-}
-
-void irq_work_sync(struct irq_work *work)
-{
-	might_sleep();
-	PSEM_USER_POINT("irq_work_sync", work);
-	if (!ex_irq_idle(work))
-		ex_block("irq_work_sync", (uintptr_t)__builtin_return_address(0),
-			 ex_irq_idle, work, false);
-	ex_sync((char *)work + 1, EX_ORD_ACQ);
-}
-
-bool irq_work_pending(struct irq_work *work)
-{
-	PSEM_USER_POINT("irq_work_pending", work);
-	return work->pending;
-}
-
-bool irq_work_is_busy(struct irq_work *work)
-{
-	PSEM_USER_POINT("irq_work_is_busy", work);
-	return work->pending || work->busy;
-}
-
-struct task_struct *psem_user_irq_work_task(void)
-{
-	return ex_threads[0].task;
-}
-
 /* ---- one execution --------------------------------------------------- */
 
 void ex_execute(const struct ex_scenario *sc)
@@ -1230,16 +771,7 @@ void ex_execute(const struct ex_scenario *sc)
 	ex_rec->msg[0] = 0;
 	if (ex_rec->pct)
 		ex_pct_init();
-	/*
-	 * The services first: thread 0 is irq_work, 1 the kworker. Each
-	 * starts blocked until something is queued for it.
-	 */
-	ex_add_thread("irq_work", ex_irq_thread, NULL, 0, true);
-	ex_add_thread("kworker", ex_kworker, NULL, 0, true);
-	ex_threads[0].state = ex_threads[1].state = EX_BLOCKED;
-	ex_threads[0].pred = ex_threads[1].pred = ex_list_busy;
-	ex_threads[0].pred_arg = &ex_irq_list;
-	ex_threads[1].pred_arg = &ex_wq_list;
+	ex_start_services();
 	sc->setup();
 	/* The threads start once the setup is done: after all of it. */
 	for (int i = 0; i < ex_nthreads; i++)

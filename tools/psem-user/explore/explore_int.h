@@ -2,7 +2,9 @@
 /*
  * Between psem-explore's runtime (explore.c, in the forked child that runs
  * one schedule) and its search (main.c, the parent): the choices and the
- * record of one execution, in memory shared by both.
+ * record of one execution, in memory shared by both. And between the
+ * runtime's scheduler (explore.c) and the kernel services it runs
+ * (kernel.c): points, blocks and happens-before edges.
  */
 #ifndef _PSEM_EXPLORE_INT_H
 #define _PSEM_EXPLORE_INT_H
@@ -58,5 +60,34 @@ extern struct ex_record *ex_rec;
 /* Once, in the parent: what every child would otherwise look up again. */
 void ex_init(void);
 void ex_execute(const struct ex_scenario *sc);
+
+/* ---- for kernel.c --------------------------------------------------- */
+
+/* The order of an operation, for ex_sync(). */
+enum { EX_ORD_NONE, EX_ORD_ACQ = 1, EX_ORD_REL = 2, EX_ORD_FULL = 3 };
+
+/* The simulated clock: a fired timeout moves it to the deadline. */
+extern unsigned long ex_jiffies;
+
+/*
+ * A scheduling point of the running thread before it does @op on @addr
+ * (from @pc); none in the scheduler's own context.
+ */
+void ex_point(const char *op, uintptr_t pc, const volatile void *addr);
+/*
+ * Blocks the running thread until @pred(@arg) holds, or, if @timed, until
+ * the scheduler fires its timeout (then returns true).
+ */
+bool ex_block(const char *op, uintptr_t pc, bool (*pred)(void *), void *arg,
+	      bool timed);
+/* The calling thread does an operation of order @ord on @addr. */
+void ex_sync(const volatile void *addr, int ord);
+/* Threads so far, the services included (ex_task() of each). */
+int ex_nr_threads(void);
+/* A service thread running @fn, never done, blocked until @pred(@arg). */
+void ex_add_service(const char *name, void (*fn)(void *),
+		    bool (*pred)(void *), void *arg);
+/* The kernel's service threads, first of all: irq_work (0), kworker (1). */
+void ex_start_services(void);
 
 #endif /* _PSEM_EXPLORE_INT_H */

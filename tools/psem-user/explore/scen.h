@@ -18,6 +18,22 @@
 
 extern bool psem_quiet_warnings;
 
+/*
+ * Defines and registers scenario @var: @nm, its @su(etup) and @ck (its
+ * check; NULL for none), what it explores (@dc), then any other field of
+ * struct ex_scenario (.bound = 1, ...).
+ */
+#define XS_SCENARIO(var, nm, su, ck, dc, ...)				\
+static const struct ex_scenario var = {					\
+	.name = nm, .doc = dc, .setup = su, .check = ck, __VA_ARGS__	\
+};									\
+EX_SCENARIO(var)
+
+/* A variant of a scenario, whose setup sets @knob to @value first. */
+#define XS_VARIANT(var, knob, value, su, ck, nm, dc, ...)		\
+static void var##_setup(void) { knob = value; su(); }			\
+XS_SCENARIO(var, nm, var##_setup, ck, dc, ##__VA_ARGS__)
+
 /* A psem of @permits on the heap; one with a capacity, @out of it held. */
 struct psem *xs_psem(long permits);
 struct psem *xs_psem_cap(long capacity, long out);
@@ -39,6 +55,28 @@ bool xs_any_waiter(void *sem);
  * holds plus what is available plus the debt equals the total.
  */
 void xs_conserved(struct psem *sem, long held, long total);
+/* The same, and no waiter left linked on @sem. */
+void xs_settled(struct psem *sem, long held, long total);
+
+/*
+ * The teardown of a pool of one object after a put from interrupt context
+ * (@ctx: NMI_OFFSET, HARDIRQ_OFFSET), as a setup and its check: a getter
+ * (thread 2) takes the object; the interrupt (3) puts it back once the
+ * getter has returned; the owner (4), waiting for the object meanwhile,
+ * gets it from that put, puts it back, and once the interrupt's put has
+ * returned destroys and frees the pool. After a put from hard IRQ the
+ * object is home then; one from NMI may still be parked on its way.
+ */
+void xs_pool_handover(unsigned long ctx);
+void xs_pool_handover_check(void);
+
+/*
+ * The owner's teardown of a closed psem: psem_quiesce() with no timeout
+ * must return 0 with @home permits home and no waiter linked; then the
+ * contract lets the owner free it, so any later touch is a use-after-free
+ * under ASan. *@semp becomes NULL.
+ */
+void xs_quiesce_free(struct psem **semp, long home);
 
 /* Runs @fn with the calling thread in @ctx (NMI_OFFSET, HARDIRQ_OFFSET). */
 #define xs_in_context(ctx, stmt)					\

@@ -39,13 +39,7 @@ static void nq_nmi(void *arg)
 static void nq_owner(void *arg)
 {
 	psem_close(sem);
-	ret[3] = psem_quiesce(sem, MAX_SCHEDULE_TIMEOUT);
-	ex_assert(!ret[3], "quiesce: %d", ret[3]);
-	ex_assert(psem_available(sem) == 2, "quiesced with %ld home",
-		  psem_available(sem));
-	/* The contract lets the owner free it now: ASan sees any later touch. */
-	kfree(sem);
-	sem = NULL;
+	xs_quiesce_free(&sem, 2);
 }
 
 static void nq_setup(void)
@@ -61,13 +55,9 @@ static void nq_check(void)
 	ex_assert(!ret[0] && !ret[1], "NMI releases: %d %d", ret[0], ret[1]);
 }
 
-static const struct ex_scenario nmi_quiesce_free = {
-	.name = "defer/nmi-quiesce-free",
-	.doc = "two NMI releases park; the owner closes, quiesces and frees",
-	.setup = nq_setup, .check = nq_check,
-	.bound = 1,	/* 10,092 schedules at bound 2 */
-};
-EX_SCENARIO(nmi_quiesce_free);
+XS_SCENARIO(nmi_quiesce_free, "defer/nmi-quiesce-free", nq_setup, nq_check,
+	    "two NMI releases park; the owner closes, quiesces and frees",
+	    .bound = 1);	/* 10,092 schedules at bound 2 */
 
 /* ---- an NMI on the thread that holds the queue lock ------------------ */
 
@@ -102,12 +92,8 @@ static void nl_check(void)
 	kfree(sem);
 }
 
-static const struct ex_scenario nmi_on_lock = {
-	.name = "defer/nmi-on-lock-holder",
-	.doc = "an NMI release delivered anywhere in a waiter, queue lock held included",
-	.setup = nl_setup, .check = nl_check,
-};
-EX_SCENARIO(nmi_on_lock);
+XS_SCENARIO(nmi_on_lock, "defer/nmi-on-lock-holder", nl_setup, nl_check,
+	    "an NMI release delivered anywhere in a waiter, queue lock held included");
 
 /* ---- a parked release after a shrinking resize left a debt ---------- */
 
@@ -139,12 +125,8 @@ static void rd_check(void)
 	kfree(sem);
 }
 
-static const struct ex_scenario resize_debt_nmi = {
-	.name = "defer/nmi-release-pays-debt",
-	.doc = "an NMI release of more than the new capacity pays a resize's debt",
-	.setup = rd_setup, .check = rd_check,
-};
-EX_SCENARIO(resize_debt_nmi);
+XS_SCENARIO(resize_debt_nmi, "defer/nmi-release-pays-debt", rd_setup, rd_check,
+	    "an NMI release of more than the new capacity pays a resize's debt");
 
 /* ---- psem_is_held() and psem_available() with a parked permit ------- */
 
@@ -203,79 +185,25 @@ static void ih_check(void)
 	kfree(sem);
 }
 
-static const struct ex_scenario is_held_parked = {
-	.name = "defer/is-held-parked",
-	.doc = "psem_is_held() and psem_available() while an NMI's up() is parked",
-	.setup = ih_setup, .check = ih_check,
-	.bound = 1,	/* 56,812 schedules at bound 2 */
-};
-EX_SCENARIO(is_held_parked);
+XS_SCENARIO(is_held_parked, "defer/is-held-parked", ih_setup, ih_check,
+	    "psem_is_held() and psem_available() while an NMI's up() is parked",
+	    .bound = 1);	/* 56,812 schedules at bound 2 */
 #endif
 
 /* ---- every primitive's teardown after an unlock from NMI ------------ */
 
-static struct psem_pool *pool;
 static struct psem_mutex *mtx;
 static struct psem_rwlock *rwl;
-static int objs[1];
-static void *obj;
-
-static void pd_getter(void *arg)
-{
-	obj = psem_pool_get(pool);
-}
-
-static void pd_nmi(void *arg)
-{
-	ex_wait_until((bool (*)(void *))ex_thread_done, (void *)2L);
-	ret[0] = psem_pool_put(pool, obj);
-}
-
-/*
- * The NMI's put has returned (after the getter's get, which it waits
- * for): the object is home, or parked on its way there.
- */
-static bool pd_home(void *arg)
-{
-	return ex_thread_done(3);
-}
-
-static void pd_owner(void *arg)
-{
-	/* A waiter for the object, so that the put must hand it over. */
-	void *o = psem_pool_get(pool);
-
-	psem_pool_put(pool, o);
-	ex_wait_until(pd_home, NULL);
-	psem_pool_destroy(pool);
-	kfree(pool);
-	pool = NULL;
-}
 
 static void pd_setup(void)
 {
-	void *ptrs[1] = { &objs[0] };
-
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
-	if (psem_pool_init(pool, ptrs, 1, GFP_KERNEL))
-		ex_fail("psem_pool_init");
-	ex_spawn("getter", pd_getter, NULL);
-	ex_spawn_ctx("nmi", pd_nmi, NULL, NMI_OFFSET);
-	ex_spawn("owner", pd_owner, NULL);
+	xs_pool_handover(NMI_OFFSET);
 }
 
-static void pd_check(void)
-{
-	ex_assert(!ret[0], "put %d", ret[0]);
-}
-
-static const struct ex_scenario pool_destroy = {
-	.name = "defer/pool-destroy-nmi-put",
-	.doc = "a pool put from NMI hands over to a waiter; the owner destroys and frees",
-	.setup = pd_setup, .check = pd_check,
-	.bound = 1,	/* 1,897 schedules at bound 2 */
-};
-EX_SCENARIO(pool_destroy);
+XS_SCENARIO(pool_destroy, "defer/pool-destroy-nmi-put", pd_setup,
+	    xs_pool_handover_check,
+	    "a pool put from NMI hands over to a waiter; the owner destroys and frees",
+	    .bound = 1);	/* 1,897 schedules at bound 2 */
 
 static void mx_locker(void *arg)
 {
@@ -303,12 +231,8 @@ static void mx_setup(void)
 	ex_spawn_ctx("nmi", mx_nmi, NULL, NMI_OFFSET);
 }
 
-static const struct ex_scenario mutex_free = {
-	.name = "defer/mutex-unlock-nmi-free",
-	.doc = "a mutex unlocked from NMI to a waiter, which unlocks, destroys and frees it",
-	.setup = mx_setup,
-};
-EX_SCENARIO(mutex_free);
+XS_SCENARIO(mutex_free, "defer/mutex-unlock-nmi-free", mx_setup, NULL,
+	    "a mutex unlocked from NMI to a waiter, which unlocks, destroys and frees it");
 
 static void rw_reader(void *arg)
 {
@@ -336,12 +260,8 @@ static void rw_setup(void)
 	ex_spawn_ctx("nmi", rw_nmi, NULL, NMI_OFFSET);
 }
 
-static const struct ex_scenario rwlock_free = {
-	.name = "defer/rwlock-unlock-nmi-free",
-	.doc = "a rwlock write-unlocked from NMI to a reader, which unlocks, destroys and frees it",
-	.setup = rw_setup,
-};
-EX_SCENARIO(rwlock_free);
+XS_SCENARIO(rwlock_free, "defer/rwlock-unlock-nmi-free", rw_setup, NULL,
+	    "a rwlock write-unlocked from NMI to a reader, which unlocks, destroys and frees it");
 
 /*
  * ---- what NMI refuses, against a waiter its release serves ----------
@@ -396,17 +316,12 @@ static void nr_check(void)
 	ex_assert(ret[1] == -EPERM && ret[2] == -EPERM && ret[3] == -EPERM,
 		  "from NMI: close %d, resize %d, acquire_async %d", ret[1],
 		  ret[2], ret[3]);
-	xs_conserved(sem, held, 2);
-	ex_assert(!xs_nr_waiters(sem), "a waiter left linked");
+	xs_settled(sem, held, 2);
 	kfree(sem);
 }
 
-static const struct ex_scenario nmi_refusals = {
-	.name = "defer/nmi-refusals",
-	.doc = "close, resize and a queueing async acquire refused in NMI; its release of 1 serves a waiter",
-	.setup = nr_setup, .check = nr_check,
-};
-EX_SCENARIO(nmi_refusals);
+XS_SCENARIO(nmi_refusals, "defer/nmi-refusals", nr_setup, nr_check,
+	    "close, resize and a queueing async acquire refused in NMI; its release of 1 serves a waiter");
 
 /*
  * ---- an over-release from NMI, against an acquirer -------------------
@@ -448,14 +363,9 @@ static void or_check(void)
 	ex_assert(xs_refusals() - or_refused == 1, "%ld refusals counted",
 		  xs_refusals() - or_refused);
 	/* The capacity holds: what is held and available is 2. */
-	xs_conserved(sem, held, 2);
-	ex_assert(!xs_nr_waiters(sem), "a waiter left linked");
+	xs_settled(sem, held, 2);
 	kfree(sem);
 }
 
-static const struct ex_scenario nmi_over_release = {
-	.name = "defer/nmi-over-release",
-	.doc = "an NMI releases 3 with 2 out: the hand-off takes 2, refuses 1, an acquirer races it",
-	.setup = or_setup, .check = or_check,
-};
-EX_SCENARIO(nmi_over_release);
+XS_SCENARIO(nmi_over_release, "defer/nmi-over-release", or_setup, or_check,
+	    "an NMI releases 3 with 2 out: the hand-off takes 2, refuses 1, an acquirer races it");

@@ -4,6 +4,7 @@
 #include <linux/list.h>
 #include <linux/workqueue.h>
 
+#include "psem_pool.h"
 #include "scen.h"
 
 struct psem *xs_sem;
@@ -125,4 +126,79 @@ void xs_conserved(struct psem *sem, long held, long total)
 	ex_assert(held + avail - debt == total,
 		  "held %ld + available %ld - debt %ld != %ld", held, avail,
 		  debt, total);
+}
+
+void xs_settled(struct psem *sem, long held, long total)
+{
+	xs_conserved(sem, held, total);
+	ex_assert(!xs_nr_waiters(sem), "a waiter left linked");
+}
+
+void xs_quiesce_free(struct psem **semp, long home)
+{
+	struct psem *sem = *semp;
+	int ret = psem_quiesce(sem, MAX_SCHEDULE_TIMEOUT);
+
+	ex_assert(!ret, "quiesce: %d", ret);
+	ex_assert(psem_available(sem) == home, "quiesced with %ld home, not %ld",
+		  psem_available(sem), home);
+	ex_assert(!xs_nr_waiters(sem), "quiesced with a waiter linked");
+	kfree(sem);
+	*semp = NULL;
+}
+
+static struct psem_pool *xp_pool;
+static unsigned long xp_ctx;
+static int xp_objs[1], xp_ret[2];
+static void *xp_obj;
+
+static void xp_getter(void *arg)
+{
+	xp_obj = psem_pool_get(xp_pool);
+}
+
+static void xp_irq(void *arg)
+{
+	ex_wait_until((bool (*)(void *))ex_thread_done, (void *)2L);
+	xp_ret[0] = psem_pool_put(xp_pool, xp_obj);
+}
+
+/* The interrupt's put has returned, after the getter's get. */
+static bool xp_put_done(void *arg)
+{
+	return ex_thread_done(3);
+}
+
+static void xp_owner(void *arg)
+{
+	/* A waiter for the object, so that the put must hand it over. */
+	void *o = psem_pool_get(xp_pool);
+
+	ex_assert(o == &xp_objs[0], "got %p", o);
+	xp_ret[1] = psem_pool_put(xp_pool, o);
+	ex_wait_until(xp_put_done, NULL);
+	if (xp_ctx == HARDIRQ_OFFSET)
+		ex_assert(psem_available(&xp_pool->sem) == 1,
+			  "destroyed with %ld in", psem_available(&xp_pool->sem));
+	psem_pool_destroy(xp_pool);
+	kfree(xp_pool);
+	xp_pool = NULL;
+}
+
+void xs_pool_handover(unsigned long ctx)
+{
+	void *ptrs[1] = { &xp_objs[0] };
+
+	xp_ctx = ctx;
+	xp_pool = kzalloc(sizeof(*xp_pool), GFP_KERNEL);
+	if (!xp_pool || psem_pool_init(xp_pool, ptrs, 1, GFP_KERNEL))
+		ex_fail("psem_pool_init");
+	ex_spawn("getter", xp_getter, NULL);
+	ex_spawn_ctx(ctx == NMI_OFFSET ? "nmi" : "hardirq", xp_irq, NULL, ctx);
+	ex_spawn("owner", xp_owner, NULL);
+}
+
+void xs_pool_handover_check(void)
+{
+	ex_assert(!xp_ret[0] && !xp_ret[1], "puts %d %d", xp_ret[0], xp_ret[1]);
 }

@@ -50,17 +50,12 @@ static void cw_check(void)
 	ex_assert(!ret[1] && !ret[2], "close %d, release %d", ret[1], ret[2]);
 	ex_assert(psem_is_closed(sem), "not closed");
 	/* Its partial grant went back. */
-	xs_conserved(sem, held, 2);
-	ex_assert(!xs_nr_waiters(sem), "a waiter left linked");
+	xs_settled(sem, held, 2);
 	kfree(sem);
 }
 
-static const struct ex_scenario close_waiter = {
-	.name = "life/close-vs-partial-waiter",
-	.doc = "psem_close() against a waiter for 2 that a release half serves",
-	.setup = cw_setup, .check = cw_check,
-};
-EX_SCENARIO(close_waiter);
+XS_SCENARIO(close_waiter, "life/close-vs-partial-waiter", cw_setup, cw_check,
+	    "psem_close() against a waiter for 2 that a release half serves");
 
 /* ---- close and reopen against an acquirer --------------------------- */
 
@@ -103,18 +98,13 @@ static void ro_check(void)
 	ex_assert(!ret[1] && !ret[2] && !ret[3], "close %d, reopen %d, release %d",
 		  ret[1], ret[2], ret[3]);
 	ex_assert(!psem_is_closed(sem), "still closed after the reopen");
-	xs_conserved(sem, held, 1);
-	ex_assert(!xs_nr_waiters(sem), "a waiter left linked");
+	xs_settled(sem, held, 1);
 	kfree(sem);
 }
 
-static const struct ex_scenario reopen_acquire = {
-	.name = "life/reopen-vs-acquire",
-	.doc = "psem_close() then psem_reopen() against an acquirer and a release",
-	.setup = ro_setup, .check = ro_check,
-	.bound = 1,	/* 3,226 schedules at bound 2 */
-};
-EX_SCENARIO(reopen_acquire);
+XS_SCENARIO(reopen_acquire, "life/reopen-vs-acquire", ro_setup, ro_check,
+	    "psem_close() then psem_reopen() against an acquirer and a release",
+	    .bound = 1);	/* 3,226 schedules at bound 2 */
 
 /* ---- a shrinking resize against a waiter it no longer fits ---------- */
 
@@ -153,17 +143,12 @@ static void rs_check(void)
 	ex_assert(!ret[1] && !ret[2], "resize %d, release %d", ret[1], ret[2]);
 	ex_assert(psem_capacity(sem) == 2, "capacity %ld", psem_capacity(sem));
 	/* What is held, less the debt, is the new capacity. */
-	xs_conserved(sem, held, 2);
-	ex_assert(!xs_nr_waiters(sem), "a waiter left linked");
+	xs_settled(sem, held, 2);
 	kfree(sem);
 }
 
-static const struct ex_scenario resize_waiter = {
-	.name = "life/resize-shrink-vs-waiter",
-	.doc = "a resize from 4 to 2 against a waiter for 3 and the release of 3",
-	.setup = rs_setup, .check = rs_check,
-};
-EX_SCENARIO(resize_waiter);
+XS_SCENARIO(resize_waiter, "life/resize-shrink-vs-waiter", rs_setup, rs_check,
+	    "a resize from 4 to 2 against a waiter for 3 and the release of 3");
 
 /* ---- a growing resize while a quiesce waits ------------------------- */
 
@@ -211,17 +196,12 @@ static void rq_check(void)
 {
 	ex_assert(!ret[0] && !ret[1] && !ret[2], "quiesce %d, resize %d, release %d",
 		  ret[0], ret[1], ret[2]);
-	xs_conserved(sem, held, 3);
-	ex_assert(!xs_nr_waiters(sem), "a waiter left linked");
+	xs_settled(sem, held, 3);
 	kfree(sem);
 }
 
-static const struct ex_scenario resize_quiesce = {
-	.name = "life/resize-grow-vs-quiesce",
-	.doc = "a quiesce waits for 2 out; a resize to 3 and the release of the 2 race it",
-	.setup = rq_setup, .check = rq_check,
-};
-EX_SCENARIO(resize_quiesce);
+XS_SCENARIO(resize_quiesce, "life/resize-grow-vs-quiesce", rq_setup, rq_check,
+	    "a quiesce waits for 2 out; a resize to 3 and the release of the 2 race it");
 
 /* ---- reduce against a release, then a waiter behind the debt -------- */
 
@@ -259,17 +239,12 @@ static void rd_check(void)
 	ex_assert(!ret[0] && !ret[1] && !ret[2], "reduce %d, acquire %d, release %d",
 		  ret[0], ret[1], ret[2]);
 	/* 1 + 2 released - 2 removed. */
-	xs_conserved(sem, held, 1);
-	ex_assert(!xs_nr_waiters(sem), "a waiter left linked");
+	xs_settled(sem, held, 1);
 	kfree(sem);
 }
 
-static const struct ex_scenario reduce_release = {
-	.name = "life/reduce-vs-release",
-	.doc = "psem_reduce(2) of 1 against a release of 2, and a waiter queued behind the debt",
-	.setup = rd_setup, .check = rd_check,
-};
-EX_SCENARIO(reduce_release);
+XS_SCENARIO(reduce_release, "life/reduce-vs-release", rd_setup, rd_check,
+	    "psem_reduce(2) of 1 against a release of 2, and a waiter queued behind the debt");
 
 /* ---- an acquirer queued behind a quiesce is served after it --------- */
 
@@ -308,17 +283,12 @@ static void qf_check(void)
 {
 	ex_assert(!ret[0] && !ret[1] && !ret[2], "quiesce %d, acquire %d, release %d",
 		  ret[0], ret[1], ret[2]);
-	xs_conserved(sem, held, 2);
-	ex_assert(!xs_nr_waiters(sem), "a waiter left linked");
+	xs_settled(sem, held, 2);
 	kfree(sem);
 }
 
-static const struct ex_scenario quiesce_fifo = {
-	.name = "life/quiesce-fifo",
-	.doc = "an acquirer queued behind a quiesce is served after it",
-	.setup = qf_setup, .check = qf_check,
-};
-EX_SCENARIO(quiesce_fifo);
+XS_SCENARIO(quiesce_fifo, "life/quiesce-fifo", qf_setup, qf_check,
+	    "an acquirer queued behind a quiesce is served after it");
 
 /*
  * ---- close, quiesce, free against a waiter on its way out -----------
@@ -353,13 +323,7 @@ static void cq_owner(void *arg)
 		psem_user_signal(ex_task(2), false);
 	ret[1] = psem_close(sem);
 	ret[2] = psem_release(sem, 1);
-	ret[3] = psem_quiesce(sem, MAX_SCHEDULE_TIMEOUT);
-	ex_assert(!ret[3], "quiesce: %d", ret[3]);
-	ex_assert(psem_available(sem) == 1, "quiesced with %ld home",
-		  psem_available(sem));
-	ex_assert(!xs_nr_waiters(sem), "quiesced with a waiter linked");
-	kfree(sem);
-	sem = NULL;
+	xs_quiesce_free(&sem, 1);
 }
 
 static void cq_setup(void)
@@ -379,19 +343,15 @@ static void cq_check(void)
 	ex_assert(!ret[1] && !ret[2], "close %d, release %d", ret[1], ret[2]);
 }
 
-#define CQ_SCENARIO(var, kind, nm, what)				\
-static void var##_setup(void) { cq_kind = kind; cq_setup(); }		\
-static const struct ex_scenario var = {					\
-	.name = nm, .doc = what, .setup = var##_setup, .check = cq_check, \
-};									\
-EX_SCENARIO(var)
-
-CQ_SCENARIO(cq_signal, CQ_SIGNAL, "life/close-quiesce-free-signal",
-	    "a waiter a signal ends; the owner closes, quiesces and frees");
-CQ_SCENARIO(cq_timeout, CQ_TIMEOUT, "life/close-quiesce-free-timeout",
-	    "a waiter whose timeout fires; the owner closes, quiesces and frees");
-CQ_SCENARIO(cq_shutdown, CQ_SHUTDOWN, "life/close-quiesce-free-shutdown",
-	    "a waiter psem_close() fails; the owner quiesces and frees");
+XS_VARIANT(cq_signal, cq_kind, CQ_SIGNAL, cq_setup, cq_check,
+	   "life/close-quiesce-free-signal",
+	   "a waiter a signal ends; the owner closes, quiesces and frees");
+XS_VARIANT(cq_timeout, cq_kind, CQ_TIMEOUT, cq_setup, cq_check,
+	   "life/close-quiesce-free-timeout",
+	   "a waiter whose timeout fires; the owner closes, quiesces and frees");
+XS_VARIANT(cq_shutdown, cq_kind, CQ_SHUTDOWN, cq_setup, cq_check,
+	   "life/close-quiesce-free-shutdown",
+	   "a waiter psem_close() fails; the owner quiesces and frees");
 
 /* ---- close, quiesce, free against a path that has just called back -- */
 
@@ -418,12 +378,7 @@ static void cqa_owner(void *arg)
 {
 	ex_wait_until(cqa_given_back, NULL);
 	ret[1] = psem_close(sem);
-	ret[3] = psem_quiesce(sem, MAX_SCHEDULE_TIMEOUT);
-	ex_assert(!ret[3], "quiesce: %d", ret[3]);
-	ex_assert(psem_available(sem) == 1, "quiesced with %ld home",
-		  psem_available(sem));
-	kfree(sem);
-	sem = NULL;
+	xs_quiesce_free(&sem, 1);
 }
 
 static void cqa_setup(void)
@@ -441,12 +396,8 @@ static void cqa_check(void)
 		  ret[0], ret[1], ret[4]);
 }
 
-static const struct ex_scenario cq_async = {
-	.name = "life/close-quiesce-free-async",
-	.doc = "a callback gives its permit back; the owner closes, quiesces and frees while its releaser calls back",
-	.setup = cqa_setup, .check = cqa_check,
-};
-EX_SCENARIO(cq_async);
+XS_SCENARIO(cq_async, "life/close-quiesce-free-async", cqa_setup, cqa_check,
+	    "a callback gives its permit back; the owner closes, quiesces and frees while its releaser calls back");
 
 /* ---- refused releases: on a closed psem, past the capacity ---------- */
 
@@ -498,12 +449,8 @@ static void ov_check(void)
 	kfree(sem);
 }
 
-static const struct ex_scenario closed_overflow = {
-	.name = "life/closed-release-overflow",
-	.doc = "an overflowing release on a closed psem (uncapped, capped) is refused and changes nothing",
-	.setup = ov_setup, .check = ov_check,
-};
-EX_SCENARIO(closed_overflow);
+XS_SCENARIO(closed_overflow, "life/closed-release-overflow", ov_setup, ov_check,
+	    "an overflowing release on a closed psem (uncapped, capped) is refused and changes nothing");
 
 static void ah_thread(void *arg)
 {
@@ -535,9 +482,5 @@ static void ah_check(void)
 	kfree(sem);
 }
 
-static const struct ex_scenario all_held_capacity = {
-	.name = "life/release-all-held-capacity",
-	.doc = "psem_release_all_held() of more than the capacity is refused, as psem_release() is",
-	.setup = ah_setup, .check = ah_check,
-};
-EX_SCENARIO(all_held_capacity);
+XS_SCENARIO(all_held_capacity, "life/release-all-held-capacity", ah_setup, ah_check,
+	    "psem_release_all_held() of more than the capacity is refused, as psem_release() is");

@@ -62,17 +62,12 @@ static void mx_setup(void)
 static void mx_check(void)
 {
 	ex_assert(!psem_mutex_is_locked(mtx), "left locked");
-	xs_conserved(&mtx->sem, 0, 1);
-	ex_assert(!xs_nr_waiters(&mtx->sem), "a waiter left linked");
+	xs_settled(&mtx->sem, 0, 1);
 	kfree(mtx);
 }
 
-static const struct ex_scenario mutex_lock_unlock = {
-	.name = "mutex/unlock-vs-lock",
-	.doc = "two lockers and a trylock: one holder at a time, the unlock hands over",
-	.setup = mx_setup, .check = mx_check,
-};
-EX_SCENARIO(mutex_lock_unlock);
+XS_SCENARIO(mutex_lock_unlock, "mutex/unlock-vs-lock", mx_setup, mx_check,
+	    "two lockers and a trylock: one holder at a time, the unlock hands over");
 
 /* ---- rwlock: a writer downgrades; a reader and a writer wait --------- */
 
@@ -123,17 +118,12 @@ static void rw_setup(void)
 
 static void rw_check(void)
 {
-	xs_conserved(&rwl->sem, 0, PSEM_RWLOCK_MAX_READERS);
-	ex_assert(!xs_nr_waiters(&rwl->sem), "a waiter left linked");
+	xs_settled(&rwl->sem, 0, PSEM_RWLOCK_MAX_READERS);
 	kfree(rwl);
 }
 
-static const struct ex_scenario rwlock_downgrade = {
-	.name = "rwlock/downgrade-vs-lock",
-	.doc = "a writer downgrades while a reader and a second writer wait: exclusion, and both get in",
-	.setup = rw_setup, .check = rw_check,
-};
-EX_SCENARIO(rwlock_downgrade);
+XS_SCENARIO(rwlock_downgrade, "rwlock/downgrade-vs-lock", rw_setup, rw_check,
+	    "a writer downgrades while a reader and a second writer wait: exclusion, and both get in");
 
 /* ---- rwlock: a reader behind a waiting writer waits for it (FIFO) --- */
 
@@ -177,13 +167,9 @@ static void rf_setup(void)
 	ex_spawn("late-reader", rf_late_reader, NULL);	/* 4 */
 }
 
-static const struct ex_scenario rwlock_fifo = {
-	.name = "rwlock/reader-behind-writer",
-	.doc = "a reader that comes while a writer waits for a read hold gets in after the writer",
-	.setup = rf_setup, .check = rw_check,
-	.bound = 1,	/* 4,093 schedules at bound 2 */
-};
-EX_SCENARIO(rwlock_fifo);
+XS_SCENARIO(rwlock_fifo, "rwlock/reader-behind-writer", rf_setup, rw_check,
+	    "a reader that comes while a writer waits for a read hold gets in after the writer",
+	    .bound = 1);	/* 4,093 schedules at bound 2 */
 
 /* ---- psem_sem.h: down, up and is_held as a binary semaphore --------- */
 
@@ -237,76 +223,21 @@ static void sm_setup(void)
 static void sm_check(void)
 {
 	ex_assert(!psem_is_held(bsem), "held at the end");
-	xs_conserved(bsem, 0, 1);
-	ex_assert(!xs_nr_waiters(bsem), "a waiter left linked");
+	xs_settled(bsem, 0, 1);
 	kfree(bsem);
 }
 
-static const struct ex_scenario sem_down_up = {
-	.name = "sem/down-up-is-held",
-	.doc = "psem_down()/psem_up() by two tasks and psem_is_held() from a third",
-	.setup = sm_setup, .check = sm_check,
-};
-EX_SCENARIO(sem_down_up);
+XS_SCENARIO(sem_down_up, "sem/down-up-is-held", sm_setup, sm_check,
+	    "psem_down()/psem_up() by two tasks and psem_is_held() from a third");
 #endif
 
 /* ---- pool: destroy after a put from hard IRQ ------------------------ */
 
-static struct psem_pool *pool;
-static int objs[1];
-static void *obj;
-
-static void ph_getter(void *arg)
-{
-	obj = psem_pool_get(pool);
-}
-
-static void ph_irq(void *arg)
-{
-	ex_wait_until((bool (*)(void *))ex_thread_done, (void *)2L);
-	ret[0] = psem_pool_put(pool, obj);
-}
-
-static bool ph_home(void *arg)
-{
-	return ex_thread_done(3);
-}
-
-static void ph_owner(void *arg)
-{
-	/* A waiter for the object, so that the put hands it over. */
-	void *o = psem_pool_get(pool);
-
-	ex_assert(o == &objs[0], "got %p", o);
-	ret[1] = psem_pool_put(pool, o);
-	ex_wait_until(ph_home, NULL);
-	ex_assert(psem_available(&pool->sem) == 1, "destroyed with %ld in",
-		  psem_available(&pool->sem));
-	psem_pool_destroy(pool);
-	kfree(pool);
-	pool = NULL;
-}
-
 static void ph_setup(void)
 {
-	void *ptrs[1] = { &objs[0] };
-
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
-	if (psem_pool_init(pool, ptrs, 1, GFP_KERNEL))
-		ex_fail("psem_pool_init");
-	ex_spawn("getter", ph_getter, NULL);			/* 2 */
-	ex_spawn_ctx("hardirq", ph_irq, NULL, HARDIRQ_OFFSET);	/* 3 */
-	ex_spawn("owner", ph_owner, NULL);			/* 4 */
+	xs_pool_handover(HARDIRQ_OFFSET);
 }
 
-static void ph_check(void)
-{
-	ex_assert(!ret[0] && !ret[1], "puts %d %d", ret[0], ret[1]);
-}
-
-static const struct ex_scenario pool_hardirq = {
-	.name = "pool/destroy-hardirq-put",
-	.doc = "a put from hard IRQ hands the object to a waiter, which puts it back; the owner destroys and frees",
-	.setup = ph_setup, .check = ph_check,
-};
-EX_SCENARIO(pool_hardirq);
+XS_SCENARIO(pool_hardirq, "pool/destroy-hardirq-put", ph_setup,
+	    xs_pool_handover_check,
+	    "a put from hard IRQ hands the object to a waiter, which puts it back; the owner destroys and frees");

@@ -74,6 +74,12 @@ int psem_user_preempt_wait_stopped(struct task_struct *t, unsigned int ms);
 void psem_user_preempt_release(struct task_struct *t);
 int psem_user_preempt_state(struct task_struct *t);
 
+/*
+ * For the two runtimes of the shim (shim.c, explore/): a new task, running,
+ * with one reference, which the runtime then makes current.
+ */
+struct task_struct *psem_user_task_alloc(const char *comm, int cpu, int pid);
+
 /* The hook's call sites (the shim's own). */
 void psem_user_preempt_point(int where, const void *lock);
 

@@ -25,43 +25,34 @@
 #define ATOMIC_LONG_INIT(i)	{ (i) }
 #define ATOMIC64_INIT(i)	{ (i) }
 
+/*
+ * One call a line: pfx_<op><sfx>(ARGS at *v), where the trailing
+ * arguments are ARGS (e.g. "t i,", or none); a scheduling point named
+ * for the call, then @fn on &v->counter with @arg, in order @mo. The
+ * value-returning ones (__SHIM_RMW) return what @fn does.
+ */
+#define __SHIM_RMW(pfx, at, t, sfx, mo, op, fn, arg, ...)		\
+static __always_inline t pfx##_##op##sfx(__VA_ARGS__ at *v)		\
+{ PSEM_USER_POINT(#pfx "_" #op #sfx, v);				\
+  return fn(&v->counter, arg, mo); }
+#define __SHIM_VOID(pfx, at, op, fn, arg, ...)				\
+static __always_inline void pfx##_##op(__VA_ARGS__ at *v)		\
+{ PSEM_USER_POINT(#pfx "_" #op, v);					\
+  fn(&v->counter, arg, __ATOMIC_RELAXED); }
+
 #define __SHIM_ATOMIC_ORD(pfx, at, t, sfx, mo)				\
-static __always_inline t pfx##_add_return##sfx(t i, at *v)		\
-{ PSEM_USER_POINT(#pfx "_add_return" #sfx, v);				\
-  return __atomic_add_fetch(&v->counter, i, mo); }			\
-static __always_inline t pfx##_sub_return##sfx(t i, at *v)		\
-{ PSEM_USER_POINT(#pfx "_sub_return" #sfx, v);				\
-  return __atomic_sub_fetch(&v->counter, i, mo); }			\
-static __always_inline t pfx##_inc_return##sfx(at *v)			\
-{ PSEM_USER_POINT(#pfx "_inc_return" #sfx, v);				\
-  return __atomic_add_fetch(&v->counter, 1, mo); }			\
-static __always_inline t pfx##_dec_return##sfx(at *v)			\
-{ PSEM_USER_POINT(#pfx "_dec_return" #sfx, v);				\
-  return __atomic_sub_fetch(&v->counter, 1, mo); }			\
-static __always_inline t pfx##_fetch_add##sfx(t i, at *v)		\
-{ PSEM_USER_POINT(#pfx "_fetch_add" #sfx, v);				\
-  return __atomic_fetch_add(&v->counter, i, mo); }			\
-static __always_inline t pfx##_fetch_sub##sfx(t i, at *v)		\
-{ PSEM_USER_POINT(#pfx "_fetch_sub" #sfx, v);				\
-  return __atomic_fetch_sub(&v->counter, i, mo); }			\
-static __always_inline t pfx##_fetch_inc##sfx(at *v)			\
-{ PSEM_USER_POINT(#pfx "_fetch_inc" #sfx, v);				\
-  return __atomic_fetch_add(&v->counter, 1, mo); }			\
-static __always_inline t pfx##_fetch_dec##sfx(at *v)			\
-{ PSEM_USER_POINT(#pfx "_fetch_dec" #sfx, v);				\
-  return __atomic_fetch_sub(&v->counter, 1, mo); }			\
-static __always_inline t pfx##_fetch_and##sfx(t i, at *v)		\
-{ PSEM_USER_POINT(#pfx "_fetch_and" #sfx, v);				\
-  return __atomic_fetch_and(&v->counter, i, mo); }			\
-static __always_inline t pfx##_fetch_andnot##sfx(t i, at *v)		\
-{ PSEM_USER_POINT(#pfx "_fetch_andnot" #sfx, v);				\
-  return __atomic_fetch_and(&v->counter, ~i, mo); }			\
-static __always_inline t pfx##_fetch_or##sfx(t i, at *v)		\
-{ PSEM_USER_POINT(#pfx "_fetch_or" #sfx, v);				\
-  return __atomic_fetch_or(&v->counter, i, mo); }			\
-static __always_inline t pfx##_fetch_xor##sfx(t i, at *v)		\
-{ PSEM_USER_POINT(#pfx "_fetch_xor" #sfx, v);				\
-  return __atomic_fetch_xor(&v->counter, i, mo); }			\
+__SHIM_RMW(pfx, at, t, sfx, mo, add_return, __atomic_add_fetch, i, t i,) \
+__SHIM_RMW(pfx, at, t, sfx, mo, sub_return, __atomic_sub_fetch, i, t i,) \
+__SHIM_RMW(pfx, at, t, sfx, mo, inc_return, __atomic_add_fetch, 1)	\
+__SHIM_RMW(pfx, at, t, sfx, mo, dec_return, __atomic_sub_fetch, 1)	\
+__SHIM_RMW(pfx, at, t, sfx, mo, fetch_add, __atomic_fetch_add, i, t i,) \
+__SHIM_RMW(pfx, at, t, sfx, mo, fetch_sub, __atomic_fetch_sub, i, t i,) \
+__SHIM_RMW(pfx, at, t, sfx, mo, fetch_inc, __atomic_fetch_add, 1)	\
+__SHIM_RMW(pfx, at, t, sfx, mo, fetch_dec, __atomic_fetch_sub, 1)	\
+__SHIM_RMW(pfx, at, t, sfx, mo, fetch_and, __atomic_fetch_and, i, t i,) \
+__SHIM_RMW(pfx, at, t, sfx, mo, fetch_andnot, __atomic_fetch_and, ~i, t i,) \
+__SHIM_RMW(pfx, at, t, sfx, mo, fetch_or, __atomic_fetch_or, i, t i,)	\
+__SHIM_RMW(pfx, at, t, sfx, mo, fetch_xor, __atomic_fetch_xor, i, t i,) \
 static __always_inline t pfx##_xchg##sfx(at *v, t n)			\
 { PSEM_USER_POINT(#pfx "_xchg" #sfx, v);				\
   return __atomic_exchange_n(&v->counter, n, mo); }			\
@@ -90,30 +81,14 @@ static __always_inline void pfx##_set(at *v, t i)			\
 static __always_inline void pfx##_set_release(at *v, t i)		\
 { PSEM_USER_POINT(#pfx "_set_release", v);				\
   __atomic_store_n(&v->counter, i, __ATOMIC_RELEASE); }		\
-static __always_inline void pfx##_add(t i, at *v)			\
-{ PSEM_USER_POINT(#pfx "_add", v);				\
-  __atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED); }		\
-static __always_inline void pfx##_sub(t i, at *v)			\
-{ PSEM_USER_POINT(#pfx "_sub", v);				\
-  __atomic_fetch_sub(&v->counter, i, __ATOMIC_RELAXED); }		\
-static __always_inline void pfx##_inc(at *v)				\
-{ PSEM_USER_POINT(#pfx "_inc", v);				\
-  __atomic_fetch_add(&v->counter, 1, __ATOMIC_RELAXED); }		\
-static __always_inline void pfx##_dec(at *v)				\
-{ PSEM_USER_POINT(#pfx "_dec", v);				\
-  __atomic_fetch_sub(&v->counter, 1, __ATOMIC_RELAXED); }		\
-static __always_inline void pfx##_and(t i, at *v)			\
-{ PSEM_USER_POINT(#pfx "_and", v);				\
-  __atomic_fetch_and(&v->counter, i, __ATOMIC_RELAXED); }		\
-static __always_inline void pfx##_andnot(t i, at *v)			\
-{ PSEM_USER_POINT(#pfx "_andnot", v);				\
-  __atomic_fetch_and(&v->counter, ~i, __ATOMIC_RELAXED); }		\
-static __always_inline void pfx##_or(t i, at *v)			\
-{ PSEM_USER_POINT(#pfx "_or", v);				\
-  __atomic_fetch_or(&v->counter, i, __ATOMIC_RELAXED); }		\
-static __always_inline void pfx##_xor(t i, at *v)			\
-{ PSEM_USER_POINT(#pfx "_xor", v);				\
-  __atomic_fetch_xor(&v->counter, i, __ATOMIC_RELAXED); }		\
+__SHIM_VOID(pfx, at, add, __atomic_fetch_add, i, t i,)			\
+__SHIM_VOID(pfx, at, sub, __atomic_fetch_sub, i, t i,)			\
+__SHIM_VOID(pfx, at, inc, __atomic_fetch_add, 1)			\
+__SHIM_VOID(pfx, at, dec, __atomic_fetch_sub, 1)			\
+__SHIM_VOID(pfx, at, and, __atomic_fetch_and, i, t i,)			\
+__SHIM_VOID(pfx, at, andnot, __atomic_fetch_and, ~i, t i,)		\
+__SHIM_VOID(pfx, at, or, __atomic_fetch_or, i, t i,)			\
+__SHIM_VOID(pfx, at, xor, __atomic_fetch_xor, i, t i,)			\
 __SHIM_ATOMIC_ORD(pfx, at, t, , __ATOMIC_SEQ_CST)			\
 __SHIM_ATOMIC_ORD(pfx, at, t, _acquire, __ATOMIC_ACQUIRE)		\
 __SHIM_ATOMIC_ORD(pfx, at, t, _release, __ATOMIC_RELEASE)		\

@@ -32,20 +32,27 @@ void psem_user_wake_up_var(void *var);
 
 #define wake_up_var(var)	psem_user_wake_up_var(var)
 
+/*
+ * Reads the sequence into @seq, then @condition: the sequence first, with
+ * a full fence between, which pairs with the caller's smp_mb() before
+ * wake_up_var(), so that a sleep while the sequence still reads @seq
+ * misses no wake-up. The value of @condition.
+ */
+#define __psem_user_var_cond(seq, condition)				\
+({									\
+	(seq) = psem_user_var_seq();					\
+	smp_mb();	/* the sequence before @condition */		\
+	(condition);							\
+})
+
 /* Sleeps until @condition holds; uninterruptible. */
 #define wait_var_event(var, condition)					\
 do {									\
-	might_sleep();							\
-	for (;;) {							\
-		unsigned int __seq = psem_user_var_seq();		\
+	unsigned int __seq;						\
 									\
-		/* The sequence before @condition; pairs with the	\
-		 * caller's smp_mb() before wake_up_var(). */		\
-		smp_mb();						\
-		if (condition)						\
-			break;						\
+	might_sleep();							\
+	while (!__psem_user_var_cond(__seq, condition))			\
 		psem_user_var_sleep(__seq, 0);				\
-	}								\
 } while (0)
 
 /*
@@ -55,17 +62,11 @@ do {									\
  */
 #define __psem_user_wait_var_event_sig(var, condition, state)		\
 ({									\
+	unsigned int __seq;						\
 	int __ret = 0;							\
 									\
 	might_sleep();							\
-	for (;;) {							\
-		unsigned int __seq = psem_user_var_seq();		\
-									\
-		/* The sequence before @condition; pairs with the	\
-		 * caller's smp_mb() before wake_up_var(). */		\
-		smp_mb();						\
-		if (condition)						\
-			break;						\
+	while (!__psem_user_var_cond(__seq, condition)) {		\
 		if (signal_pending_state((state), current)) {		\
 			__ret = -ERESTARTSYS;				\
 			break;						\
@@ -88,15 +89,11 @@ do {									\
 ({									\
 	long __left = (timeout);					\
 	unsigned long __end = jiffies + __left;				\
+	unsigned int __seq;						\
 									\
 	might_sleep();							\
 	for (;;) {							\
-		unsigned int __seq = psem_user_var_seq();		\
-									\
-		/* The sequence before @condition; pairs with the	\
-		 * caller's smp_mb() before wake_up_var(). */		\
-		smp_mb();						\
-		if (condition) {					\
+		if (__psem_user_var_cond(__seq, condition)) {		\
 			if (!__left)					\
 				__left = 1;				\
 			break;						\
