@@ -242,20 +242,20 @@ echo "model: spin $(spin -V | awk '{ print $3 }'), $model"
 # on the second core, while the rest are checked.
 if [ "$quick" = 0 ]; then
 	set -m		# the job gets its own process group, for cleanup
-	verify "psem rule, 3 procs (2 ops each, init 2, max 3)" 26 \
+	verify "waiters-bit rule, 3 procs (2 ops each, init 2, max 3)" 26 \
 		-DNPROC=3 -DOPS=2 -DINIT=2 -DMAX=3 >"$work/big.log" 2>&1 &
 	big_pid=$!
 	set +m
 fi
 # The default rule (zero_release=1): the fast release at any balance while
 # no flag is set.
-verify "psem rule, 2 procs (3 ops each, init 2, max 3)" 24 -DNPROC=2 -DOPS=3 -DINIT=2 -DMAX=3 || true
-verify "psem rule, 3 procs (1 op each, init 2, max 3)" 24 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
-verify "psem rule, 3 procs (1 op each, init 3, max 4)" 24 -DNPROC=3 -DOPS=1 -DINIT=3 -DMAX=4 || true
+verify "waiters-bit rule, 2 procs (3 ops each, init 2, max 3)" 24 -DNPROC=2 -DOPS=3 -DINIT=2 -DMAX=3 || true
+verify "waiters-bit rule, 3 procs (1 op each, init 2, max 3)" 24 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
+verify "waiters-bit rule, 3 procs (1 op each, init 3, max 4)" 24 -DNPROC=3 -DOPS=1 -DINIT=3 -DMAX=4 || true
 # Two releases of 1 racing from MAX - 1: exactly one lands, one is refused
 # with nothing added or handed out, the balance ends at MAX.
-verify "psem rule, overflow (2 releases of 1 from max-1, max 3)" 18 -DOVERFLOW -DNPROC=2 -DINIT=2 -DMAX=3 || true
-verify "psem rule, overflow (2 releases of 1 from max-1, max 4)" 18 -DOVERFLOW -DNPROC=2 -DINIT=3 -DMAX=4 || true
+verify "waiters-bit rule, overflow (2 releases of 1 from max-1, max 3)" 18 -DOVERFLOW -DNPROC=2 -DINIT=2 -DMAX=3 || true
+verify "waiters-bit rule, overflow (2 releases of 1 from max-1, max 4)" 18 -DOVERFLOW -DNPROC=2 -DINIT=3 -DMAX=4 || true
 # The positive-balance rule (zero_release=0: fast only on a positive
 # balance), with the contention flag (positive-balance+flag) and without.
 verify "positive-balance rule + flag, 2 procs (3 ops each, init 2, max 3)" 24 -DRULE=1 -DNPROC=2 -DOPS=3 -DINIT=2 -DMAX=3 || true
@@ -263,7 +263,7 @@ verify "positive-balance rule + flag, 3 procs (1 op each, init 2, max 3)" 24 -DR
 verify "positive-balance rule, no flag, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=1 -DFLAG=0 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
 verify "positive-balance rule, overflow (2 releases of 1 from max-1, max 3)" 18 -DRULE=1 -DOVERFLOW -DNPROC=2 -DINIT=2 -DMAX=3 || true
 # Every release locked (fast_release=0).
-verify "locked rule, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=0 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
+verify "always-locked rule, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=0 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
 # The switches flipped while releases run: each release picks a rule.
 verify "any rule per release, 2 procs (3 ops each, init 2, max 3)" 24 -DRULE=3 -DNPROC=2 -DOPS=3 -DINIT=2 -DMAX=3 || true
 verify "any rule per release, 3 procs (1 op each, init 2, max 3)" 24 -DRULE=3 -DNPROC=3 -DOPS=1 -DINIT=2 -DMAX=3 || true
@@ -365,7 +365,7 @@ fi
 expect_violation "cancel-unlocked, queue asserts off" \
 	-DBROKEN_CANCEL_UNLOCKED -DNO_QUEUE_INV "${brk_async[@]}" || true
 # (i) callbacks called before the unlock: a callback's release of its grant
-# (through the lock, under the locked rule) waits for the lock forever
+# (through the lock, under the always-locked rule) waits for the lock forever
 expect_violation cb-under-lock -DBROKEN_CB_UNDER_LOCK -DRULE=0 "${brk_async[@]}" || true
 # (j) close fails the waiters without giving back their partial grants
 brk_close=(-DCLOSE -DNPROC=2 -DOPS=1)
