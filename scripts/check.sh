@@ -89,6 +89,16 @@ for w in "${words[@]}"; do
 done
 # want STAGE: was STAGE selected?
 want() { case " $stages " in *" $1 "*) return 0 ;; esac; return 1; }
+# suites_matching: the suite names on stdin that --suites' suite part
+# matches (all of them without --suites).
+suites_matching() {
+	local s
+	while read -r s; do
+		# shellcheck disable=SC2053 # a glob, on purpose
+		[[ $s == ${suite_glob:-*} ]] && echo "$s"
+	done
+	return 0
+}
 # The kernels by flavour (debug), or by the name the output gives them
 # with their series (debug-6.1).
 read -r -a words <<<"$kernels"
@@ -107,15 +117,15 @@ for w in "${words[@]}"; do
 done
 
 # --suites GLOB: KUnit's filter_glob, "suite_glob" or "suite_glob.test_glob"
-# (glob_match(): *, ? and [...]). The host packs only the test modules that
-# hold a suite the suite part matches (a module holds the suites its source
-# kunit/MODULE.c names where there is one, else the one its name gives:
-# psem_basic_kunit.ko holds psem_basic), and the guest's command line gets
+# (glob_match(): *, ? and [...]). The suite part must match a suite of
+# kunit/*.c. The host packs only the test modules that hold a suite it
+# matches (lib.sh's module_suites: psem_basic_kunit.ko holds psem_basic),
+# and the guest's command line gets
 # kunit.filter_glob=GLOB, which the kernel applies to each module's suites
 # and tests where its KUnit filters module suites (6.12 and later; Linux
 # 6.1 applies it to built-in suites only, so there the test part is not
 # honoured: every test of the chosen suites runs).
-suite_glob='' test_glob='' kunit_pick=''
+suite_glob='' test_glob=''
 if [ -n "$suites" ]; then
 	want kunit || bad_usage "--suites selects KUnit suites, but the kunit stage is not selected"
 	re='^[][A-Za-z0-9_*?!^-]+(\.[][A-Za-z0-9_*?!^-]+)?$'
@@ -124,13 +134,7 @@ if [ -n "$suites" ]; then
 			"of letters, digits, _, -, *, ? and [...]"
 	suite_glob=${suites%%.*}
 	[ "$suite_glob" = "$suites" ] || test_glob=${suites#*.}
-	for m in $(kunit_modules); do
-		for s in $(module_suites "$m"); do
-			# shellcheck disable=SC2053 # a glob, on purpose
-			[[ $s == $suite_glob ]] && kunit_pick+=" $m" && break
-		done
-	done
-	if [ -z "$kunit_pick" ]; then
+	if [ -z "$(expected_suites | suites_matching)" ]; then
 		echo "check: no KUnit suite matches '$suite_glob'; the suites:" >&2
 		expected_suites | paste -sd' ' | fold -s -w 76 | sed 's/^/  /' >&2
 		exit 2
@@ -197,9 +201,8 @@ kunit_results() {
 			/^(not )?ok [0-9]+ / { n++; sub(/ok [0-9]+ /, "ok " n " ") }
 			{ print }'
 	} >"$dir/all.txt"
-	for s in $(expected_suites); do
-		# shellcheck disable=SC2053 # a glob, on purpose
-		[ -z "$suites" ] || { [ -z "$test_glob" ] && [[ $s == $suite_glob ]]; } || continue
+	for s in $(expected_suites | suites_matching); do
+		[ -z "$test_glob" ] || break
 		grep -qx "    # Subtest: $s" "$dir/all.txt" || missing+=("$s")
 	done
 	if [ ${#missing[@]} -gt 0 ]; then
@@ -271,8 +274,8 @@ check_consumer_unload() {
 # (a directory holding kmod/psem.ko and examples/psem_consumer.ko) nothing
 # is built. Returns 2 if the only problem is failed KUnit tests.
 # The guest loads every kunit/*.ko in its initramfs: all that were built,
-# or, with --suites, those in kunit_pick, and its command line then
-# carries kunit.filter_glob.
+# or, with --suites, those that hold a suite it matches, and its command
+# line then carries kunit.filter_glob.
 run_kernel() {
 	local name=$1 kernel=$2 kdir=$3 label=${4:-$1} work=${5:-$cache/work/$1}
 	local log=$logdir/$1.log cpio=$cache/work/$1.cpio
@@ -284,11 +287,16 @@ run_kernel() {
 	for ko in "$work"/kunit/*.ko; do
 		[ -f "$ko" ] || continue
 		built=1 m=${ko##*/}
-		case " $kunit_pick " in *" ${m%.ko} "*) ;; *) [ -z "$suites" ] || continue ;; esac
+		[ -z "$suites" ] || [ -n "$(module_suites "${m%.ko}" | suites_matching)" ] ||
+			continue
 		kos+=("kunit/$m") && kunit=1
 	done
 	if [ $built = 1 ] && [ -n "$suites" ]; then
-		[ $kunit = 1 ] || { echo "check: no module built in $work/kunit holds a suite matching '$suite_glob'"; return 1; }
+		if [ $kunit = 0 ]; then
+			echo "check: no module in $work/kunit holds a suite matching '$suite_glob'" \
+				"(module <suite>_kunit.ko holds suite <suite>)"
+			return 1
+		fi
 		cmdline+=("kunit.filter_glob=$suites")
 		if [ -n "$test_glob" ] &&
 		   ! grep -q 'kunit_filter_glob()' "$kdir/source/lib/kunit/test.c" 2>/dev/null; then

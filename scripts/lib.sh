@@ -58,11 +58,6 @@ suites_in() {
 }
 # The expected KUnit suites: every one in kunit/*.c.
 expected_suites() { suites_in "$top"/kunit/*.c; }
-# kunit_modules: the test modules kunit/Kbuild builds, one name a line.
-kunit_modules() {
-	sed -n 's/^obj-m[[:space:]]*+=[[:space:]]*\([A-Za-z0-9_]*\)\.o[[:space:]]*$/\1/p' \
-		"$top/kunit/Kbuild"
-}
 # module_suites MODULE: the suites the test module holds. By convention
 # MODULE is <suite>_kunit and holds that one suite; a module built from a
 # source of its own name, kunit/MODULE.c, holds the suites that file names.
