@@ -318,7 +318,7 @@ run_kernel() {
 	log_part "$log" CONSUMER | grep -q '^psem_consumer:' ||
 		{ echo "check: no psem_consumer: lines in dmesg"; ok=1; }
 	check_consumer_unload "$log" || ok=1
-	# kunit/psem_hostile_kunit.c skips (and prints no expected-splat
+	# kunit/psem_hostile_test.c skips (and prints no expected-splat
 	# window, which scan_splats checks) without CONFIG_DEBUG_ATOMIC_SLEEP;
 	# on a kernel that has it, a run without a window proved nothing. (Not
 	# asked of a run that a test glob cut down: the test that opens the
@@ -331,7 +331,7 @@ run_kernel() {
 		echo "check: no atomic-sleep window on the console of a CONFIG_DEBUG_ATOMIC_SLEEP kernel"
 		ok=1
 	fi
-	# Likewise kunit/psem_lockdep_kunit.c on a CONFIG_PROVE_LOCKING kernel.
+	# Likewise kunit/psem_lockdep_test.c on a CONFIG_PROVE_LOCKING kernel.
 	if grep -q '^CONFIG_PROVE_LOCKING=y' "$kdir/.config" 2>/dev/null && [ $whole = 1 ] &&
 	   [[ " ${kos[*]} " == *" kunit/psem_lockdep_kunit.ko "* ]] &&
 	   ! grep -qE '^\[ *[0-9.]+\] psem-expect-splat: begin lockdep-inversion' "$log"; then

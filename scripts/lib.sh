@@ -96,7 +96,7 @@ splat_re+='|detected stall|Call Trace|refcount_t:|list_add corruption|list_del c
 # frame is in psem code, even code inlined from a kernel header, fails.
 #
 # Expected reports: a test that provokes a kernel report on purpose
-# (kunit/psem_hostile_kunit.c) prints "psem-expect-splat: begin KIND ..."
+# (kunit/psem_hostile_test.c) prints "psem-expect-splat: begin KIND ..."
 # before and "psem-expect-splat: end KIND" after. Inside that window the
 # first report of KIND is not a failure; everything else that matches
 # splat_re still is (a second report, lockdep, KASAN, ...). The KINDs:
@@ -105,12 +105,12 @@ splat_re+='|detected stall|Call Trace|refcount_t:|list_add corruption|list_del c
 #                      stack dump (its other lines do not match splat_re);
 #   lockdep-inversion  lockdep's "WARNING: possible circular locking
 #                      dependency detected" and the "Call Trace:" of its
-#                      stack dump (kunit/psem_lockdep_kunit.c);
+#                      stack dump (kunit/psem_lockdep_test.c);
 #   refusal            a psem refusal's own WARN: "WARNING: CPU: N PID: N
 #                      at .../psem_*.c:N" (the form 6.19 replaced by
 #                      "WARNING: .../psem_*.c:N at FUNC, CPU#N: COMM/PID",
 #                      also accepted) and its "Call Trace:"
-#                      (the loud cases of kunit/psem_mutex_kunit.c and psem_sem_kunit.c).
+#                      (the loud cases of kunit/psem_mutex_test.c and psem_sem_test.c).
 # A window without its report fails too: the test then proved nothing
 # (the tests print the markers only where CONFIG_DEBUG_ATOMIC_SLEEP or
 # CONFIG_PROVE_LOCKING is set). So do an unknown KIND, an end without its begin, and a window left
