@@ -208,16 +208,5 @@ static struct kunit_case async_race_cases[] = {
 	{}
 };
 
-static struct kunit_suite async_race_suite = {
-	.name		= "psem_async_race",
-	.init		= psem_test_init,
-	.exit		= psem_test_exit,
-	.test_cases	= async_race_cases,
-};
-
-kunit_test_suites(&async_race_suite);
-
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit race tests for psem's asynchronous waiters");
+PSEM_TEST_SUITE("psem_async_race", async_race_cases,
+		"KUnit race tests for psem's asynchronous waiters");

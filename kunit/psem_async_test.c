@@ -235,16 +235,5 @@ static struct kunit_case async_cases[] = {
 	{}
 };
 
-static struct kunit_suite async_suite = {
-	.name		= "psem_async",
-	.init		= psem_test_init,
-	.exit		= psem_test_exit,
-	.test_cases	= async_cases,
-};
-
-kunit_test_suites(&async_suite);
-
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests for psem's asynchronous waiters");
+PSEM_TEST_SUITE("psem_async", async_cases,
+		"KUnit tests for psem's asynchronous waiters");

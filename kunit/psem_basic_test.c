@@ -273,16 +273,5 @@ static struct kunit_case basic_cases[] = {
 	{}
 };
 
-static struct kunit_suite basic_suite = {
-	.name		= "psem_basic",
-	.init		= psem_test_init,
-	.exit		= psem_test_exit,
-	.test_cases	= basic_cases,
-};
-
-kunit_test_suites(&basic_suite);
-
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests for psem's core semaphore: the basics");
+PSEM_TEST_SUITE("psem_basic", basic_cases,
+		"KUnit tests for psem's core semaphore: the basics");

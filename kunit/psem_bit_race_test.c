@@ -251,16 +251,5 @@ static struct kunit_case bit_race_cases[] = {
 	{}
 };
 
-static struct kunit_suite bit_race_suite = {
-	.name		= "psem_bit_race",
-	.init		= psem_test_init,
-	.exit		= psem_test_exit,
-	.test_cases	= bit_race_cases,
-};
-
-kunit_test_suites(&bit_race_suite);
-
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit race tests for psem's waiters bit");
+PSEM_TEST_SUITE("psem_bit_race", bit_race_cases,
+		"KUnit race tests for psem's waiters bit");

@@ -180,16 +180,4 @@ static struct kunit_case bit_cases[] = {
 	{}
 };
 
-static struct kunit_suite bit_suite = {
-	.name		= "psem_bit",
-	.init		= psem_test_init,
-	.exit		= psem_test_exit,
-	.test_cases	= bit_cases,
-};
-
-kunit_test_suites(&bit_suite);
-
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests for psem's waiters bit");
+PSEM_TEST_SUITE("psem_bit", bit_cases, "KUnit tests for psem's waiters bit");

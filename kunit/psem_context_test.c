@@ -477,16 +477,5 @@ static struct kunit_case psem_context_cases[] = {
 	{}
 };
 
-static struct kunit_suite psem_context_suite = {
-	.name		= "psem_context",
-	.init		= psem_test_init,
-	.exit		= psem_test_exit,
-	.test_cases	= psem_context_cases,
-};
-
-kunit_test_suite(psem_context_suite);
-
-MODULE_DESCRIPTION("KUnit tests for psem releases from hard-only contexts");
-MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
+PSEM_TEST_SUITE("psem_context", psem_context_cases,
+		"KUnit tests for psem releases from hard-only contexts");

@@ -148,16 +148,5 @@ static struct kunit_case lifecycle_race_cases[] = {
 	{}
 };
 
-static struct kunit_suite lifecycle_race_suite = {
-	.name		= "psem_lifecycle_race",
-	.init		= psem_test_init,
-	.exit		= psem_test_exit,
-	.test_cases	= lifecycle_race_cases,
-};
-
-kunit_test_suites(&lifecycle_race_suite);
-
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit race tests for psem's lifecycle calls");
+PSEM_TEST_SUITE("psem_lifecycle_race", lifecycle_race_cases,
+		"KUnit race tests for psem's lifecycle calls");

@@ -244,16 +244,5 @@ static struct kunit_case lifecycle_cases[] = {
 	{}
 };
 
-static struct kunit_suite lifecycle_suite = {
-	.name		= "psem_lifecycle",
-	.init		= psem_test_init,
-	.exit		= psem_test_exit,
-	.test_cases	= lifecycle_cases,
-};
-
-kunit_test_suites(&lifecycle_suite);
-
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests for psem's lifecycle calls");
+PSEM_TEST_SUITE("psem_lifecycle", lifecycle_cases,
+		"KUnit tests for psem's lifecycle calls");

@@ -406,16 +406,5 @@ static struct kunit_case psem_mutex_cases[] = {
 	{}
 };
 
-static struct kunit_suite psem_mutex_suite = {
-	.name		= "psem_mutex",
-	.suite_init	= psem_test_suite_init,
-	.exit		= psem_test_case_exit,
-	.test_cases	= psem_mutex_cases,
-};
-
-kunit_test_suites(&psem_mutex_suite);
-
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests for psem's mutex");
+PSEM_TEST_FIX_SUITE("psem_mutex", psem_mutex_cases,
+		    "KUnit tests for psem's mutex");

@@ -464,16 +464,5 @@ static struct kunit_case psem_pool_cases[] = {
 	{}
 };
 
-static struct kunit_suite psem_pool_suite = {
-	.name		= "psem_pool",
-	.suite_init	= psem_test_suite_init,
-	.exit		= psem_test_case_exit,
-	.test_cases	= psem_pool_cases,
-};
-
-kunit_test_suites(&psem_pool_suite);
-
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests for psem's object pool");
+PSEM_TEST_FIX_SUITE("psem_pool", psem_pool_cases,
+		    "KUnit tests for psem's object pool");

@@ -313,16 +313,5 @@ static struct kunit_case release_cases[] = {
 	{}
 };
 
-static struct kunit_suite release_suite = {
-	.name		= "psem_release",
-	.init		= psem_test_init,
-	.exit		= psem_test_exit,
-	.test_cases	= release_cases,
-};
-
-kunit_test_suites(&release_suite);
-
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests for psem's release paths");
+PSEM_TEST_SUITE("psem_release", release_cases,
+		"KUnit tests for psem's release paths");

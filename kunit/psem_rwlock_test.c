@@ -562,16 +562,5 @@ static struct kunit_case psem_rwlock_cases[] = {
 	{}
 };
 
-static struct kunit_suite psem_rwlock_suite = {
-	.name		= "psem_rwlock",
-	.suite_init	= psem_test_suite_init,
-	.exit		= psem_test_case_exit,
-	.test_cases	= psem_rwlock_cases,
-};
-
-kunit_test_suites(&psem_rwlock_suite);
-
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests for psem's rwlock");
+PSEM_TEST_FIX_SUITE("psem_rwlock", psem_rwlock_cases,
+		    "KUnit tests for psem's rwlock");

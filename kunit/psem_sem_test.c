@@ -161,16 +161,5 @@ static struct kunit_case psem_sem_cases[] = {
 	{}
 };
 
-static struct kunit_suite psem_sem_suite = {
-	.name = "psem_sem",
-	.init = psem_test_init,
-	.exit = psem_test_exit,
-	.test_cases = psem_sem_cases,
-};
-
-kunit_test_suites(&psem_sem_suite);
-
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests for psem as a drop-in for struct semaphore");
+PSEM_TEST_SUITE("psem_sem", psem_sem_cases,
+		"KUnit tests for psem as a drop-in for struct semaphore");

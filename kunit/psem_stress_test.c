@@ -460,16 +460,5 @@ static struct kunit_case stress_cases[] = {
 	{}
 };
 
-static struct kunit_suite stress_suite = {
-	.name		= "psem_stress",
-	.init		= psem_test_init,
-	.exit		= psem_test_exit,
-	.test_cases	= stress_cases,
-};
-
-kunit_test_suites(&stress_suite);
-
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit stress tests for psem's core semaphore");
+PSEM_TEST_SUITE("psem_stress", stress_cases,
+		"KUnit stress tests for psem's core semaphore");

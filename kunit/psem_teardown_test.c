@@ -567,16 +567,5 @@ static struct kunit_case psem_teardown_cases[] = {
 	{}
 };
 
-static struct kunit_suite psem_teardown_suite = {
-	.name		= "psem_teardown",
-	.init		= psem_test_init,
-	.exit		= psem_test_exit,
-	.test_cases	= psem_teardown_cases,
-};
-
-kunit_test_suite(psem_teardown_suite);
-
-MODULE_DESCRIPTION("KUnit tests for psem teardown and withdrawal");
-MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
+PSEM_TEST_SUITE("psem_teardown", psem_teardown_cases,
+		"KUnit tests for psem teardown and withdrawal");

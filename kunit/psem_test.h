@@ -217,6 +217,35 @@ struct psem_test_thread {
 int psem_test_init(struct kunit *test);
 void psem_test_exit(struct kunit *test);
 
+/*
+ * A module's one suite, @sname ("psem_..."; the module is @sname_kunit.ko,
+ * see kunit/Kbuild), with its @cases, the module's @desc and the suite's
+ * hooks (designated initialisers). scripts/lib.sh's suites_in() reads the
+ * suite's name from the line that uses one of the macros below.
+ */
+#define __PSEM_TEST_SUITE(sname, cases, desc, ...)			\
+	static struct kunit_suite psem_test_suite = {			\
+		.name		= sname,				\
+		.test_cases	= cases,				\
+		__VA_ARGS__						\
+	};								\
+	kunit_test_suites(&psem_test_suite);				\
+	MODULE_IMPORT_NS(PSEM_NS);					\
+	MODULE_IMPORT_NS(PSEM_KNOBS_NS);				\
+	MODULE_LICENSE("GPL");						\
+	MODULE_DESCRIPTION(desc)
+
+/**
+ * PSEM_TEST_SUITE - define a module's one suite, each case run in the
+ *                   library's context (psem_test_init(), psem_test_exit())
+ * @sname: the suite's name, a string literal
+ * @cases: its NULL-terminated &struct kunit_case array
+ * @desc:  the module's description
+ */
+#define PSEM_TEST_SUITE(sname, cases, desc)				\
+	__PSEM_TEST_SUITE(sname, cases, desc,				\
+			  .init = psem_test_init, .exit = psem_test_exit)
+
 struct psem_test_thread *psem_test_spawn(struct kunit *test,
 					 const struct psem_test_thread *tmpl,
 					 int cpu);
@@ -558,6 +587,18 @@ struct psem_test_fix {
 
 int psem_test_suite_init(struct kunit_suite *suite);
 void psem_test_case_exit(struct kunit *test);
+
+/**
+ * PSEM_TEST_FIX_SUITE - define a module's one suite of lock fixture cases
+ *                       (psem_test_suite_init(), psem_test_case_exit())
+ * @sname: the suite's name, a string literal
+ * @cases: its NULL-terminated &struct kunit_case array
+ * @desc:  the module's description
+ */
+#define PSEM_TEST_FIX_SUITE(sname, cases, desc)				\
+	__PSEM_TEST_SUITE(sname, cases, desc,				\
+			  .suite_init = psem_test_suite_init,		\
+			  .exit = psem_test_case_exit)
 
 struct psem_test_fix *psem_test_fix_new(unsigned int max_workers);
 int psem_test_pool_init(struct psem_test_fix *fix, unsigned int capacity);

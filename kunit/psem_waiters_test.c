@@ -299,16 +299,5 @@ static struct kunit_case waiters_cases[] = {
 	{}
 };
 
-static struct kunit_suite waiters_suite = {
-	.name		= "psem_waiters",
-	.init		= psem_test_init,
-	.exit		= psem_test_exit,
-	.test_cases	= waiters_cases,
-};
-
-kunit_test_suites(&waiters_suite);
-
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests for psem's waiters");
+PSEM_TEST_SUITE("psem_waiters", waiters_cases,
+		"KUnit tests for psem's waiters");

@@ -50,10 +50,11 @@ _build_modules() {
 }
 
 # suites_in FILE...: the KUnit suites the C files define (every
-# `.name = "psem..."`), one a line.
+# `.name = "psem..."` and `PSEM_TEST_[FIX_]SUITE("psem..."`), one a line.
 suites_in() {
 	cat "$@" 2>/dev/null |
-		sed -n 's/.*\.name[[:space:]]*=[[:space:]]*"\(psem[A-Za-z0-9_]*\)".*/\1/p' |
+		sed -n -e 's/.*\.name[[:space:]]*=[[:space:]]*"\(psem[A-Za-z0-9_]*\)".*/\1/p' \
+			-e 's/^PSEM_TEST_[A-Z_]*SUITE("\(psem[A-Za-z0-9_]*\)".*/\1/p' |
 		sort -u
 }
 # The expected KUnit suites: every one in kunit/*.c.
