@@ -69,8 +69,18 @@ int psem_acquire_async(struct psem *sem, long n, struct psem_async *aw,
 	atomic_set(&aw->w.state, PSEM_W_IDLE);
 	if (psem_take(sem, n))
 		return 0;
-	if (psem_refuse_context())
-		return -EPERM;
+	/*
+	 * Where the lock may not be taken, a closed psem and a count over its
+	 * capacity are still answered, from a snapshot (the kernel-doc's
+	 * return values): only a wait that would have to queue is refused.
+	 */
+	if (unlikely(psem_lock_forbidden())) {
+		ret = psem_refuse_wait(sem, n);
+		if (ret)
+			return ret;
+		if (psem_refuse_context())
+			return -EPERM;
+	}
 
 	spin_lock_irqsave(&sem->wq.lock, flags);
 	ret = psem_refuse_wait(sem, n);

@@ -611,12 +611,15 @@ int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
 }
 
 /*
- * Under the queue lock: the refusals that no release can change. The
- * closed state and the capacity change only under the lock.
+ * The refusals that no release can change. The closed state and the
+ * capacity change only under the queue lock: under it the answer is
+ * stable; without it (psem_acquire_async() where the lock may not be
+ * taken) it is a snapshot, as psem_available() is.
  */
 int psem_refuse_wait(struct psem *sem, long n)
 {
-	if (atomic_long_read(&sem->count) < 0)	/* relaxed: stable here */
+	/* Relaxed: stable under the lock; a snapshot without it. */
+	if (atomic_long_read(&sem->count) < 0)
 		return -ESHUTDOWN;
 	return n > psem_capacity(sem) ? -E2BIG : 0;
 }
