@@ -28,7 +28,9 @@
 #            scripts/stock-kernel.sh --all lists them): build against each
 #            one's headers or matching tree, boot it, load, use and unload
 #            psem.ko and the consumer the same way; one line "stock <uname
-#            -r>: loaded, used, unloaded" each. The kernel DKMS built for
+#            -r>: loaded, used, unloaded" each, and one "size (<uname -r>):
+#            ..." with the sizes of psem's types and the kernel's locks as
+#            compiled for it (scripts/sizes.sh). The kernel DKMS built for
 #            boots the DKMS module and its consumer instead: "dkms: built
 #            psem <version> for <kver>"
 #   native   the native benchmark's smoke round (scripts/bench-native.sh)
@@ -552,6 +554,8 @@ if want stock; then
 			else
 				stock_kernel "$ver" "$skernel" "$skdir" </dev/null || sfailed+=("$ver")
 			fi
+			bash "$top/scripts/sizes.sh" "$skdir" "$ver" </dev/null ||
+				sfailed+=("$ver (sizes)")
 		done <<<"$list"
 	fi
 	if [ $nstock = 0 ]; then
