@@ -20,9 +20,6 @@
 
 #include "psem_queue.h"
 
-#define CREATE_TRACE_POINTS
-#include "psem_trace.h"
-
 /*
  * Refuses a count outside 0..PSEM_MAX_PERMITS. Out of line and cold, so
  * that the callers' fast paths carry only the range test.

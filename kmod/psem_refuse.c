@@ -24,7 +24,6 @@
  */
 #define PSEM_WARN_SITES 256
 static unsigned long psem_warned[PSEM_WARN_SITES];
-atomic64_t psem_warn_sites = ATOMIC64_INIT(0);
 
 static bool psem_first_refusal(unsigned long ip)
 {

@@ -44,7 +44,9 @@ DEFINE_STATIC_KEY_FALSE(psem_stats_key);
 static DEFINE_MUTEX(psem_switch_lock);
 DEFINE_PER_CPU(struct psem_cpu_stats, psem_cpu_stats);
 
+/* The refusal counters and mode: psem_refuse.c, one layer up, writes them. */
 atomic64_t psem_refusals = ATOMIC64_INIT(0);
+atomic64_t psem_warn_sites = ATOMIC64_INIT(0);
 bool psem_quiet_warnings;
 
 const char *const psem_stat_names[PSEM_NR_STATS] = {

@@ -32,6 +32,8 @@
 #     gives its missing-return warnings), each first shown a canary comment
 #     with an undescribed parameter, which it must report
 #   misuse that must not compile, against the first of PSEM_LINT_KERNELS
+#   no call loop between the files of kmod/ and of torture/
+#     (scripts/check-layers.py, on the objects of the first W=1 build)
 #   the console scanner's self-test (scripts/check-scan.sh)
 #   every variable the Makefile and scripts/*.sh read in the table of
 #     Documentation/testing.rst, "Variables"
@@ -278,6 +280,21 @@ for kdir in "${kdirs[@]}"; do
 	lint_tree "$kdir" "$cache/work/lint-$w" \
 		"lint: W=1 and sparse build of ${moddirs[*]} against $kdir" 0
 done
+
+# No call loop between the files of psem.ko or of psem_torture.ko: on the
+# objects of the first tree's W=1 build (kept from the run that found it
+# clean, when that build was skipped).
+stage "lint: layers (no call loop in kmod/, torture/)"
+w=$(basename "${kdirs[0]}")
+[ "$w" != build ] || w=$(basename "$(dirname "${kdirs[0]}")")
+if python3 "$top/scripts/check-layers.py" "$cache/work/lint-$w/kmod" \
+	"$cache/work/lint-$w/torture" >"$cache/work/lint-layers.out" 2>&1; then
+	stage_done ok
+else
+	cat "$cache/work/lint-layers.out"
+	bad+=(layers)
+	stage_done FAILED
+fi
 
 # Compile-only against 7.2: no test kernel, no stock image, only
 # a prepared tree (scripts/build-kernel.sh --prepare; cached, about 15 s).
