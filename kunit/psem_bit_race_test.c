@@ -226,13 +226,13 @@ static void bit_mixed(struct kunit *test, bool fast, bool zero)
 }
 
 /* The waiters-bit rule. */
-static void psem_test_bit_mixed_psem(struct kunit *test)
+static void psem_test_bit_mixed_waiters_bit(struct kunit *test)
 {
 	bit_mixed(test, true, true);
 }
 
-/* The positive-balance rule (the case's name predates the rules' names). */
-static void psem_test_bit_mixed_seed(struct kunit *test)
+/* The positive-balance rule. */
+static void psem_test_bit_mixed_positive_balance(struct kunit *test)
 {
 	bit_mixed(test, true, false);
 }
@@ -245,8 +245,8 @@ static void psem_test_bit_mixed_locked(struct kunit *test)
 
 static struct kunit_case bit_race_cases[] = {
 	KUNIT_CASE(psem_test_bit_lost_wakeup),
-	KUNIT_CASE(psem_test_bit_mixed_psem),
-	KUNIT_CASE(psem_test_bit_mixed_seed),
+	KUNIT_CASE(psem_test_bit_mixed_waiters_bit),
+	KUNIT_CASE(psem_test_bit_mixed_positive_balance),
 	KUNIT_CASE(psem_test_bit_mixed_locked),
 	{}
 };

@@ -363,11 +363,11 @@ static int stress_reader_fn(struct psem_test_thread *t)
 
 /*
  * Message passing through two psems, writer and reader on two CPUs, the
- * messages in plain memory. Under the waiters-bit rule (_fast) every
- * release that finds nobody waiting is lock-free, the writer's releases of
- * an empty "full" included; under the positive-balance rule (_seed, a case
- * name kept from before the rules had names) only those on a positive
- * balance are, about half; the _locked case sends all of them to the lock.
+ * messages in plain memory. Under the waiters-bit rule every release that
+ * finds nobody waiting is lock-free, the writer's releases of an empty
+ * "full" included; under the positive-balance rule only those on a
+ * positive balance are, about half; the always-locked rule (_locked) sends
+ * all of them to the lock.
  *
  * What it shows: the reader finds every message whole, and on a kernel
  * with CONFIG_KCSAN_WEAK_MEMORY, KCSAN reports a data race on the slots if
@@ -432,13 +432,13 @@ static void stress_release_ordering(struct kunit *test, bool fast, bool zero)
 }
 
 /* The waiters-bit rule: lock-free also onto an empty "full". */
-static void psem_test_release_ordering_fast(struct kunit *test)
+static void psem_test_release_ordering_waiters_bit(struct kunit *test)
 {
 	stress_release_ordering(test, true, true);
 }
 
 /* The positive-balance rule: lock-free only on a positive balance. */
-static void psem_test_release_ordering_seed(struct kunit *test)
+static void psem_test_release_ordering_positive_balance(struct kunit *test)
 {
 	stress_release_ordering(test, true, false);
 }
@@ -454,8 +454,8 @@ static struct kunit_case stress_cases[] = {
 	KUNIT_CASE(psem_test_flag_race_on),
 	KUNIT_CASE(psem_test_flag_race_off),
 	KUNIT_CASE(psem_test_overflow_race),
-	KUNIT_CASE(psem_test_release_ordering_fast),
-	KUNIT_CASE(psem_test_release_ordering_seed),
+	KUNIT_CASE(psem_test_release_ordering_waiters_bit),
+	KUNIT_CASE(psem_test_release_ordering_positive_balance),
 	KUNIT_CASE(psem_test_release_ordering_locked),
 	{}
 };
