@@ -46,7 +46,11 @@ kdir:
 modules: kdir
 	$(MAKE) -C "$(KDIR)" M="$(PWD)" modules
 
+# kbuild reruns examples/'s modpost when the example changes, not when
+# psem's Module.symvers does: drop the example's when psem's is newer, or a
+# kernel with CONFIG_MODVERSIONS refuses it ("disagrees about version").
 examples: modules
+	@if [ examples/Module.symvers -ot Module.symvers ]; then rm -f examples/Module.symvers; fi
 	$(MAKE) -C "$(KDIR)" M="$(PWD)/examples" \
 		KBUILD_EXTRA_SYMBOLS="$(PWD)/Module.symvers" PSEM_DIR="$(PWD)" modules
 

@@ -495,6 +495,7 @@ dkms_build() {
 	fi || { echo "check: DKMS left no psem.ko in $built/module"; return 1; }
 	[ -f "$built/Module.symvers" ] || { echo "check: DKMS left no Module.symvers in $built"; return 1; }
 	rsync -a "${ex[@]}" "$top/examples/" "$d/boot/examples/" || return 1
+	rm -f "$d/boot/examples/Module.symvers"	# modpost again (build_modules)
 	make -s -C "$kdir" M="$d/boot/examples" KBUILD_EXTRA_SYMBOLS="$built/Module.symvers" \
 		PSEM_DIR="$d/src/psem-$ver" modules 2>&1 |
 		sed '/^Skipping BTF generation .* unavailability of vmlinux$/d'

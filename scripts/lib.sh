@@ -44,6 +44,14 @@ _build_modules() {
 	# Only modules this build links may be loaded: kbuild leaves behind the
 	# .ko of a module that Kbuild no longer lists.
 	find "$work" -name '*.ko' -delete || return 1
+	# kbuild reruns an external module's modpost when that module changes,
+	# not when the Module.symvers it imports does (KBUILD_EXTRA_SYMBOLS is
+	# no prerequisite in 6.1's or 6.12's Makefile.modpost): with
+	# CONFIG_MODVERSIONS the consumer, the torture or the bench module
+	# would keep the symbol versions of psem's last build and fail to load
+	# ("disagrees about version of symbol"). Without its Module.symvers,
+	# each of them runs modpost again.
+	find "$work" -mindepth 2 -name Module.symvers -delete || return 1
 	# (Debian's headers have no vmlinux to generate BTF from: not news.)
 	make -s -C "$work" KDIR="$kdir" "$@" all 2>&1 |
 		sed '/^Skipping BTF generation .* unavailability of vmlinux$/d'

@@ -86,6 +86,9 @@ rsync -rc --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 # patched build.
 inc="-I$out/fs/xfs -I$out/fs/xfs/libxfs"
 [ $variant = stock ] || inc+=" -I$psem/kmod"
+# modpost again, for the symbol versions of this psem build (lib.sh's
+# build_modules says why).
+rm -f "$out/fs/xfs/Module.symvers"
 echo "xfs-build: building the $variant xfs.ko for $rel in $out" >&2
 nice -n 10 make -s -C "$kdir" M="$out/fs/xfs" -j"$(nproc)" \
 	ccflags-y="$inc" KBUILD_EXTRA_SYMBOLS="$psem/Module.symvers" modules 2>&1 |
