@@ -4,7 +4,7 @@
 # unmodified kmod/ sources under a deterministic scheduler that runs every
 # schedule of each scenario up to a preemption bound (or PCT runs), under
 # AddressSanitizer, with happens-before tracked from the orders psem's
-# atomics name. Documentation/testing.rst, "The interleaving explorer".
+# atomics name. Documentation/userspace.rst, "The interleaving explorer".
 #
 #   scripts/check-explore.sh
 #       builds psem-explore from kmod/, runs every scenario (each at its

@@ -14,7 +14,7 @@
  * no irq_work or work is left): the oracles. ex_assert() fails the
  * schedule at once, with a readable interleaving and a replay token.
  *
- * Documentation/testing.rst, "The interleaving explorer", says how to
+ * Documentation/userspace.rst, "The interleaving explorer", says how to
  * add a scenario and how to replay a failure.
  */
 #ifndef _PSEM_EXPLORE_H

@@ -10,7 +10,7 @@
  * against a capacity that a shrinking resize has changed under it (an ABA
  * on the word), and a double pool put from an NMI that interrupts the
  * first put. Both need a caller's bug (an over-release, a double put) and
- * both wait for the word's redesign (issue 24); see testing.rst.
+ * both wait for the word's redesign (issue 24); see Documentation/userspace.rst.
  */
 #include "scen.h"
 
