@@ -78,8 +78,9 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	 * ACQUIRE (a plain load on x86): orders the read of @limit after
 	 * it, so that a word written after a shrinking psem_resize() is
 	 * never checked against the larger capacity before it; pairs with
-	 * the RELEASE RMW with which the resize changed the word. Anything
-	 * else is rechecked by the exchange.
+	 * the smp_wmb() in psem_resize() between its write of @limit and
+	 * its change of the word. Anything else is rechecked by the
+	 * exchange.
 	 */
 	if (static_branch_likely(&psem_waiters_bit_rule_key)) {
 		/*
