@@ -219,6 +219,18 @@ print_trail() {
 		sed -E 's/^ *([0-9]+):\s+proc +([0-9]+) \(P:1\) (psem[a-z_]*\.pml:[0-9]+) \(state [0-9]+\)\s+\[(.*)\]$/model:     step \1: pid \2, \3: \4/'
 }
 
+# expect_violations LABEL TRAIL BROKEN DEFINES...: broken(LABEL) with the
+# define BROKEN, its trail printed if TRAIL is 1, then broken(LABEL, queue
+# asserts off)
+expect_violations() {
+	local label=$1 trail=$2 broken=$3
+	shift 3
+	if expect_violation "$label" "$broken" "$@" && [ "$trail" = 1 ]; then
+		print_trail "$label"
+	fi
+	expect_violation "$label, queue asserts off" "$broken" -DNO_QUEUE_INV "$@" || true
+}
+
 # witness CONFIG_NAME EVENT_NUMBER EVENT_NAME DEFINES...: the event must be
 # reachable (the assertion it trips with -DREACH must fail)
 witness() {
@@ -327,43 +339,25 @@ echo "model: coverage: ${#reached[@]}/19 events reachable (${reached[*]})"
 # --- broken variants: each must be caught ------------------------------------
 # Each also runs with the queue assertions (I1, I2, the positive-balance
 # invariant, no lost wake-up) off, to show what the bug does: a waiter
-# stranded, a debt never honoured.
+# stranded, a debt never honoured (expect_violations).
 brk=(-DNPROC=2 -DOPS=2)
 # (a) the bit cleared while a waiter is still linked
-if expect_violation clear-with-waiter -DBROKEN_CLEAR_WITH_WAITER "${brk[@]}"; then
-	print_trail clear-with-waiter
-fi
-expect_violation "clear-with-waiter, queue asserts off" \
-	-DBROKEN_CLEAR_WITH_WAITER -DNO_QUEUE_INV "${brk[@]}" || true
+expect_violations clear-with-waiter 1 -DBROKEN_CLEAR_WITH_WAITER "${brk[@]}"
 # (b) a waiter that links without setting the bit
-if expect_violation link-without-bit -DBROKEN_LINK_WITHOUT_BIT "${brk[@]}"; then
-	print_trail link-without-bit
-fi
-expect_violation "link-without-bit, queue asserts off" \
-	-DBROKEN_LINK_WITHOUT_BIT -DNO_QUEUE_INV "${brk[@]}" || true
+expect_violations link-without-bit 1 -DBROKEN_LINK_WITHOUT_BIT "${brk[@]}"
 # (c) a debt recorded without setting the bit
-expect_violation debt-without-bit -DBROKEN_DEBT_WITHOUT_BIT "${brk[@]}" || true
-expect_violation "debt-without-bit, queue asserts off" \
-	-DBROKEN_DEBT_WITHOUT_BIT -DNO_QUEUE_INV "${brk[@]}" || true
+expect_violations debt-without-bit 0 -DBROKEN_DEBT_WITHOUT_BIT "${brk[@]}"
 # (d) permits added to the word while a waiter is linked (no hand-off)
-expect_violation release-with-waiter -DBROKEN_RELEASE_WITH_WAITER "${brk[@]}" || true
-expect_violation "release-with-waiter, queue asserts off" \
-	-DBROKEN_RELEASE_WITH_WAITER -DNO_QUEUE_INV "${brk[@]}" || true
+expect_violations release-with-waiter 0 -DBROKEN_RELEASE_WITH_WAITER "${brk[@]}"
 # (e) a waiter linked without draining the balance
-expect_violation link-without-drain -DBROKEN_LINK_WITHOUT_DRAIN "${brk[@]}" || true
-expect_violation "link-without-drain, queue asserts off" \
-	-DBROKEN_LINK_WITHOUT_DRAIN -DNO_QUEUE_INV "${brk[@]}" || true
+expect_violations link-without-drain 0 -DBROKEN_LINK_WITHOUT_DRAIN "${brk[@]}"
 # (f) a served waiter that cancels returns before its releaser published done
 expect_violation no-done-wait -DBROKEN_NO_DONE_WAIT "${brk[@]}" || true
 
 # (h) an async cancel that decides on `served` read before taking the lock:
 # a waiter served meanwhile is "cancelled" and called back as well
 brk_async=(-DASYNC -DNPROC=2 -DOPS=1)
-if expect_violation cancel-unlocked -DBROKEN_CANCEL_UNLOCKED "${brk_async[@]}"; then
-	print_trail cancel-unlocked
-fi
-expect_violation "cancel-unlocked, queue asserts off" \
-	-DBROKEN_CANCEL_UNLOCKED -DNO_QUEUE_INV "${brk_async[@]}" || true
+expect_violations cancel-unlocked 1 -DBROKEN_CANCEL_UNLOCKED "${brk_async[@]}"
 # (i) callbacks called before the unlock: a callback's release of its grant
 # (through the lock, under the always-locked rule) waits for the lock forever
 expect_violation cb-under-lock -DBROKEN_CB_UNDER_LOCK -DRULE=0 "${brk_async[@]}" || true

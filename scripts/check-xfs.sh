@@ -44,15 +44,8 @@ resolve() {
 		k_modroot=$k_kdir
 		k_label=$("$top/scripts/build-kernel.sh" --name debug)
 	else
-		local s
-		s=$("$top/scripts/stock-kernel.sh" "$1") || return 1
-		k_image=$(sed -n 's/^KERNEL=//p' <<<"$s")
-		k_kdir=$(sed -n 's/^KDIR=//p' <<<"$s")
-		# /boot/vmlinuz-<ver>, or (7.3) .../lib/modules/<ver>/vmlinuz
-		case $k_image in
-		*/vmlinuz) k_label=$(basename "$(dirname "$k_image")") ;;
-		*) k_label=${k_image#/boot/vmlinuz-} ;;
-		esac
+		stock_kernel "$1" || return 1
+		k_image=$stock_image k_kdir=$stock_kdir k_label=$stock_ver
 		k_modroot=/lib/modules/$k_label/kernel
 	fi
 }

@@ -459,16 +459,10 @@ done
 # stage to boot instead of building its own for that kernel).
 dkms_ver='' dkms_kver='' dkms_kdir='' dkms_boot='' dkms_kernel=''
 dkms_build() {
-	local ver kver kdir d=$cache/work/dkms stock
+	local ver kver kdir d=$cache/work/dkms
 	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
-	stock=$("$top/scripts/stock-kernel.sh" "${PSEM_CHECK_DKMS_KERNEL:-7.3}") || return 1
-	kdir=$(sed -n 's/^KDIR=//p' <<<"$stock")
-	dkms_kernel=$(sed -n 's/^KERNEL=//p' <<<"$stock")
-	# /boot/vmlinuz-<ver>, or (7.2.13, 7.3.4 and later) .../modules/<ver>/vmlinuz
-	case $dkms_kernel in
-	*/vmlinuz) kver=$(basename "$(dirname "$dkms_kernel")") ;;
-	*) kver=${dkms_kernel##*/vmlinuz-} ;;
-	esac
+	stock_kernel "${PSEM_CHECK_DKMS_KERNEL:-7.3}" || return 1
+	kdir=$stock_kdir kver=$stock_ver dkms_kernel=$stock_image
 	rm -rf "$d" && mkdir -p "$d/tree" "$d/src" "$d/install" "$d/keys" "$d/boot" || return 1
 	local ex=(--exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c'
 		  --exclude='.*.cmd' --exclude=Module.symvers --exclude=modules.order)

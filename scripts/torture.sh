@@ -211,6 +211,26 @@ live_accel() {
 	fi
 }
 
+# judge NAME FAILURE GREP_ARGS... <TEXT: fails, saying "torture (NAME):
+# FAILURE", unless grep -q GREP_ARGS finds a line in TEXT
+judge() {
+	local name=$1 failure=$2
+	shift 2
+	grep -q "$@" && return 0
+	echo "torture ($name): $failure"
+	return 1
+}
+
+# console_expect NAME LOG SELECT WANT FAILURE: shows the lines of LOG's
+# console that match SELECT (grep -E), indented; then judges them: one must
+# match WANT (grep -E)
+console_expect() {
+	local name=$1 log=$2 select=$3 want=$4 failure=$5 lines
+	lines=$(tr -d '\r' <"$log" | grep -E "$select" || true)
+	[ -z "$lines" ] || sed 's/^/  /' <<<"$lines"
+	judge "$name" "$failure" -E "$want" <<<"$lines"
+}
+
 # torture_live NAME WORK KERNEL: the live-flip boot of one kernel, with the
 # modules already built in WORK.
 torture_live() {
@@ -231,20 +251,15 @@ torture_live() {
 	lines=$(tr -d '\r' <"$log" | sed -n 's/^\[ *[0-9.]*\] //; /^psem_torture: /p')
 	grep -E ': (phase .* done|rules:|lifecycle:|End of test|ops )' <<<"$lines" | sed 's/^/  /'
 	grep -F 'psem_torture: VIOLATION' <<<"$lines" | head -n 5 | sed 's/^/  /'
-	if ! grep -qx 'psem_torture: End of test: SUCCESS' <<<"$lines"; then
-		echo "torture ($name): the live-flip run did not end with SUCCESS"
-		ok=1
-	fi
+	judge "$name" "the live-flip run did not end with SUCCESS" \
+		-x 'psem_torture: End of test: SUCCESS' <<<"$lines" || ok=1
 	if grep -q ' live_flips=0$' <<<"$lines"; then
 		echo "torture ($name): the live-flip run flipped nothing"
 		ok=1
 	fi
-	lines=$(tr -d '\r' <"$log" | grep '^hostile: ' || true)
-	[ -z "$lines" ] || sed 's/^/  /' <<<"$lines"
-	if ! grep -Eq '^hostile: [1-9][0-9]* debugfs switch flips .*, 0 failed$' <<<"$lines"; then
-		echo "torture ($name): the debugfs flips did not all go through"
-		ok=1
-	fi
+	console_expect "$name" "$log" '^hostile: ' \
+		'^hostile: [1-9][0-9]* debugfs switch flips .*, 0 failed$' \
+		"the debugfs flips did not all go through" || ok=1
 	scan_splats "$log" || ok=1
 	stage_done "$([ $ok = 0 ] && echo ok || echo FAILED)"
 	return $ok
@@ -288,21 +303,14 @@ torture_kernel() {
 	for v in 'psem_torture' 'psem_torture(busted)'; do
 		grep -F "$v: VIOLATION" <<<"$lines" | head -n 5 | sed 's/^/  /'
 	done
-	if ! grep -qx 'psem_torture: End of test: SUCCESS' <<<"$lines"; then
-		echo "torture ($name): the normal run did not end with SUCCESS"
-		ok=1
-	fi
-	if ! grep -qx 'psem_torture(busted): End of test: FAILURE (expected)' <<<"$lines"; then
-		echo "torture ($name): the busted run did not end with FAILURE (expected)"
-		ok=1
-	fi
+	judge "$name" "the normal run did not end with SUCCESS" \
+		-x 'psem_torture: End of test: SUCCESS' <<<"$lines" || ok=1
+	judge "$name" "the busted run did not end with FAILURE (expected)" \
+		-x 'psem_torture(busted): End of test: FAILURE (expected)' <<<"$lines" || ok=1
 	# The payload's refusals of out-of-range module parameters.
-	lines=$(tr -d '\r' <"$log" | grep -E '^torture: ([0-9]+ out-of-range|FAILED)' || true)
-	[ -z "$lines" ] || sed 's/^/  /' <<<"$lines"
-	if ! grep -q '^torture: [0-9]* out-of-range parameter sets refused' <<<"$lines"; then
-		echo "torture ($name): the out-of-range parameters were not all refused"
-		ok=1
-	fi
+	console_expect "$name" "$log" '^torture: ([0-9]+ out-of-range|FAILED)' \
+		'^torture: [0-9]* out-of-range parameter sets refused' \
+		"the out-of-range parameters were not all refused" || ok=1
 	scan_splats "$log" || ok=1
 	stage_done "$([ $ok = 0 ] && echo ok || echo FAILED)"
 	torture_live "$name" "$work" "$kernel" || ok=1

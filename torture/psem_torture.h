@@ -22,8 +22,9 @@
  *                                   cycles
  *   lib      psem_torture_lib.c     the run's shared settings and state, and
  *                                   the helpers (random, delays, waits, the
- *                                   invariant check, accounting, violations,
- *                                   threads, the stutter's primitives)
+ *                                   invariant check, accounting, the pick
+ *                                   of a step, violations, threads, the
+ *                                   stutter's primitives)
  *
  * The "beside" files reach the running phase only through its vector
  * (tt_cur), never by name. See psem_torture_main.c for what the test does.
@@ -165,6 +166,18 @@ struct tt_lock {
 };
 
 /**
+ * struct tt_pick - a step of the sem and life phases, picked at random
+ * @fn:      the step
+ * @idle:    its share of a hundred while the worker holds nothing
+ * @holding: its share while the worker holds permits
+ */
+struct tt_pick {
+	void (*fn)(struct tt_thread *t);
+	u8 idle;
+	u8 holding;
+};
+
+/**
  * struct psem_torture_ops - one phase, as struct lock_torture_ops is one
  * locktorture variant
  * @name:      the phase's name in every line about it
@@ -245,6 +258,8 @@ long tt_hold(struct tt_thread *t, long n);
 void tt_put(struct tt_thread *t, struct psem *sem, long n, bool all_held);
 void tt_put_all(struct tt_thread *t, struct psem *sem);
 void tt_put_some(struct tt_thread *t, struct psem *sem);
+void tt_pick_step(struct tt_thread *t, struct psem *sem, u8 put,
+		  const struct tt_pick *picks);
 void tt_monitor_bounds(struct psem *sem, long max);
 void tt_expect_refusals(const char *what, u64 before, u64 n);
 void tt_expect_balance(const char *what, struct psem *sem, long bal,

@@ -3,8 +3,9 @@
  * psem_torture: the bottom layer, as kernel/torture.c is for locktorture:
  * the settings every layer reads, the run's shared state, and the helpers
  * (random numbers, delays, wait records, the invariant check, the permit
- * accounting, violation reports, thread start, the stutter's primitives).
- * It calls psem and the kernel only, nothing else in this module.
+ * accounting and the pick of a step, violation reports, thread start, the
+ * stutter's primitives). It calls psem and the kernel only, nothing else in
+ * this module but the steps a phase hands tt_pick_step().
  *
  * Why not kernel/torture.c's torture_random(), torture_stutter() etc.:
  * none of the test kernels has CONFIG_TORTURE_TEST (only LOCK_TORTURE_TEST
@@ -266,6 +267,38 @@ void tt_put_some(struct tt_thread *t, struct psem *sem)
 	tt_put(t, sem, n, tt_rand(t, 2));
 	if (!atomic_long_read(&t->held))
 		t->hold_ops = 0;
+}
+
+/*
+ * The sem and life phases' step, but for their checks. A worker that has
+ * held permits for 8 steps gives them all back to @sem, so that waiters
+ * make progress. Otherwise a roll of 0..99 picks the step whose share it
+ * falls in: while holding permits, first giving some back (a share of
+ * @put), then @picks' steps in turn (their ->idle or ->holding shares,
+ * as the worker holds nothing or permits); past the last, nothing.
+ */
+void tt_pick_step(struct tt_thread *t, struct psem *sem, u8 put,
+		  const struct tt_pick *picks)
+{
+	bool holding = atomic_long_read(&t->held);
+	u32 r = tt_rand(t, 100);
+	u32 end = holding ? put : 0;
+
+	if (holding && ++t->hold_ops > 8) {
+		tt_put_all(t, sem);
+		return;
+	}
+	if (r < end) {
+		tt_put_some(t, sem);
+		return;
+	}
+	for (; picks->fn; picks++) {
+		end += holding ? picks->holding : picks->idle;
+		if (r < end) {
+			picks->fn(t);
+			return;
+		}
+	}
 }
 
 /*

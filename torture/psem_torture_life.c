@@ -308,10 +308,10 @@ static void tt_life_check_locked(void)
 			    word, bal, waiters ? "a waiter is linked" : "debt is owed");
 }
 
-static void tt_life_acquire(struct tt_thread *t, bool holding)
+static void tt_life_acquire(struct tt_thread *t)
 {
 	long n = tt_life_pick(t);
-	enum tt_how how = tt_pick_how(t, holding);
+	enum tt_how how = tt_pick_how(t, atomic_long_read(&t->held));
 	struct tt_life_win w;
 	int ret;
 
@@ -402,9 +402,10 @@ static void tt_life_moment(struct tt_thread *t)
  * moment. With permits held, the wait is short and ends in a cancel: two
  * holders waiting for each other must not hang.
  */
-static void tt_life_async(struct tt_thread *t, bool holding)
+static void tt_life_async(struct tt_thread *t)
 {
 	struct tt_life_req *r = &t->req;
+	bool holding = atomic_long_read(&t->held);
 	long n = tt_life_pick(t);
 	struct tt_life_win w;
 	bool cancelled = false, sync = false;
@@ -469,35 +470,21 @@ static void tt_life_async(struct tt_thread *t, bool holding)
 	tt_life_outcome(t, "async callback", n, ret, &w, false, false, TT_LA_CB_OK);
 }
 
+/* The life phase's steps, after tt_put_some() (35 while holding permits). */
+static const struct tt_pick tt_life_picks[] = {
+	/* step			idle	holding */
+	{ tt_life_acquire,	35,	15 },
+	{ tt_life_async,	35,	20 },
+	{ tt_life_try,		15,	15 },
+	{ tt_life_drain,	10,	5 },
+	{ }
+};
+
 static void tt_life_step(struct tt_thread *t)
 {
-	long held = atomic_long_read(&t->held);
 	long total;
-	u32 r = tt_rand(t, 100);
 
-	if (held && ++t->hold_ops > 8) {
-		tt_life_put_all(t);	/* bounded hold: waiters make progress */
-	} else if (!held) {
-		if (r < 35)
-			tt_life_acquire(t, false);
-		else if (r < 70)
-			tt_life_async(t, false);
-		else if (r < 85)
-			tt_life_try(t);
-		else if (r < 95)
-			tt_life_drain(t);
-	} else {
-		if (r < 35)
-			tt_put_some(t, &tt_lsem);
-		else if (r < 50)
-			tt_life_try(t);
-		else if (r < 65)
-			tt_life_acquire(t, true);
-		else if (r < 85)
-			tt_life_async(t, true);
-		else if (r < 90)
-			tt_life_drain(t);
-	}
+	tt_pick_step(t, &tt_lsem, 35, tt_life_picks);
 	if (!(t->ops % 32))
 		tt_life_check_locked();
 	total = atomic_long_read(&tt_held_total);

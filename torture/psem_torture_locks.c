@@ -21,43 +21,36 @@ static bool tt_marked;	/* busted: marked accesses, so that KCSAN stays quiet */
 /* ---------------------------------------------------------------------- */
 /* The locks under test.                                                   */
 
-static int tt_rw_write_lock(struct tt_thread *t, enum tt_how how)
-{
-	int ret = 0;
-
-	if (how == TT_TRY)
-		return psem_write_trylock(&tt_rw) ? 0 : -EBUSY;
-	tt_wait_begin(t, &tt_rw.sem, PSEM_RWLOCK_MAX_READERS, how == TT_INTR);
-	if (how == TT_INTR)
-		ret = psem_write_lock_interruptible(&tt_rw);
-	else if (how == TT_KILL)
-		ret = psem_write_lock_killable(&tt_rw);
-	else
-		psem_write_lock(&tt_rw);
-	tt_wait_end(t);
-	return ret;
+/*
+ * A lock call of struct tt_lock, @_fn: @_try, or as @how says the sleeping
+ * @_lock or its _interruptible or _killable form, on @_obj; a sleeping one
+ * is recorded as a wait for @_need of @_obj's permits.
+ */
+#define TT_LOCK_CALL(_fn, _obj, _need, _try, _lock)			\
+static int _fn(struct tt_thread *t, enum tt_how how)			\
+{									\
+	typeof(_obj) lk = (_obj);					\
+	int ret = 0;							\
+									\
+	if (how == TT_TRY)						\
+		return _try(lk) ? 0 : -EBUSY;				\
+	tt_wait_begin(t, &lk->sem, _need, how == TT_INTR);		\
+	if (how == TT_INTR)						\
+		ret = _lock##_interruptible(lk);			\
+	else if (how == TT_KILL)					\
+		ret = _lock##_killable(lk);				\
+	else								\
+		_lock(lk);						\
+	tt_wait_end(t);							\
+	return ret;							\
 }
 
+TT_LOCK_CALL(tt_rw_write_lock, &tt_rw, PSEM_RWLOCK_MAX_READERS,
+	     psem_write_trylock, psem_write_lock)
+TT_LOCK_CALL(tt_rw_read_lock, &tt_rw, 1, psem_read_trylock, psem_read_lock)
 static void tt_rw_write_unlock(struct tt_thread *t)
 {
 	psem_write_unlock(&tt_rw);
-}
-
-static int tt_rw_read_lock(struct tt_thread *t, enum tt_how how)
-{
-	int ret = 0;
-
-	if (how == TT_TRY)
-		return psem_read_trylock(&tt_rw) ? 0 : -EBUSY;
-	tt_wait_begin(t, &tt_rw.sem, 1, how == TT_INTR);
-	if (how == TT_INTR)
-		ret = psem_read_lock_interruptible(&tt_rw);
-	else if (how == TT_KILL)
-		ret = psem_read_lock_killable(&tt_rw);
-	else
-		psem_read_lock(&tt_rw);
-	tt_wait_end(t);
-	return ret;
 }
 
 static void tt_rw_read_unlock(struct tt_thread *t)
@@ -80,22 +73,7 @@ static const struct tt_lock tt_rwlock = {
 	.full		= PSEM_RWLOCK_MAX_READERS,
 };
 
-static int tt_mx_lock(struct tt_thread *t, enum tt_how how)
-{
-	int ret = 0;
-
-	if (how == TT_TRY)
-		return psem_mutex_trylock(&tt_mx) ? 0 : -EBUSY;
-	tt_wait_begin(t, &tt_mx.sem, 1, how == TT_INTR);
-	if (how == TT_INTR)
-		ret = psem_mutex_lock_interruptible(&tt_mx);
-	else if (how == TT_KILL)
-		ret = psem_mutex_lock_killable(&tt_mx);
-	else
-		psem_mutex_lock(&tt_mx);
-	tt_wait_end(t);
-	return ret;
-}
+TT_LOCK_CALL(tt_mx_lock, &tt_mx, 1, psem_mutex_trylock, psem_mutex_lock)
 
 static void tt_mx_unlock(struct tt_thread *t)
 {

@@ -246,40 +246,21 @@ static void tt_sem_juggle(struct tt_thread *t)
 	}
 }
 
+/* The sem phase's steps, after tt_put_some() (40 while holding permits). */
+static const struct tt_pick tt_sem_picks[] = {
+	/* step			idle	holding */
+	{ tt_sem_acquire,	45,	15 },
+	{ tt_sem_try,		20,	15 },
+	{ tt_sem_drain,		10,	5 },
+	{ tt_sem_reduce,	12,	10 },
+	{ tt_sem_zero,		2,	0 },
+	{ tt_sem_juggle,	8,	10 },
+	{ }
+};
+
 static void tt_sem_step(struct tt_thread *t)
 {
-	long held = atomic_long_read(&t->held);
-	u32 r = tt_rand(t, 100);
-
-	if (held && ++t->hold_ops > 8) {
-		tt_sem_put_all(t);	/* bounded hold: waiters make progress */
-	} else if (!held) {
-		if (r < 45)
-			tt_sem_acquire(t);
-		else if (r < 65)
-			tt_sem_try(t);
-		else if (r < 75)
-			tt_sem_drain(t);
-		else if (r < 87)
-			tt_sem_reduce(t);
-		else if (r < 89)
-			tt_sem_zero(t);
-		else if (r < 97)
-			tt_sem_juggle(t);
-	} else {
-		if (r < 40)
-			tt_put_some(t, &tt_sem);
-		else if (r < 55)
-			tt_sem_try(t);
-		else if (r < 70)
-			tt_sem_acquire(t);
-		else if (r < 75)
-			tt_sem_drain(t);
-		else if (r < 85)
-			tt_sem_reduce(t);
-		else if (r < 95)
-			tt_sem_juggle(t);
-	}
+	tt_pick_step(t, &tt_sem, 40, tt_sem_picks);
 	if (!t->id && !(t->ops % 128))
 		tt_overflow_check(t);
 	if (!(t->ops % 32))
