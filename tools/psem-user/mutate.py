@@ -137,8 +137,25 @@ def waiters_bit(d):
         return "PSEM_WAITERS" in f.read()
 
 
-# The explorer's mutants: function, pattern, replacement[, count].
-EXPLORE = {
+# The mutants, but fast-release-with-waiter (its pattern depends on the
+# sources: see main()): function, pattern, replacement[, count].
+MUTANTS = {
+    "acquire-relaxed": ("psem_take", "atomic_long_try_cmpxchg_acquire(",
+                        "atomic_long_try_cmpxchg_relaxed("),
+    "release-relaxed": ("psem_release_fast",
+                        "atomic_long_try_cmpxchg_release(",
+                        "atomic_long_try_cmpxchg_relaxed("),
+    "handoff-acquire-relaxed": ("psem_wait", "smp_load_acquire(&w->done)",
+                                "READ_ONCE(w->done)"),
+    "handoff-release-relaxed": ("psem_wake_served",
+                                "smp_store_release(&w->done, true)",
+                                "WRITE_ONCE(w->done, true)"),
+    "close-drops-grants": ("psem_close", "psem_add_locked(sem, back, ",
+                           "psem_add_locked(sem, 0, "),
+    "resize-forgets-debt": ("psem_resize",
+                            "WRITE_ONCE(sem->debt, sem->debt + owed)",
+                            "WRITE_ONCE(sem->debt, sem->debt)"),
+    # The explorer's.
     "handoff-skips-debt": ("psem_add_locked", "n = psem_pay_debt(sem, n);",
                            "(void)psem_pay_debt(sem, 0);"),
     "leave-uncounted": ("psem_dequeue", "sem->leaving++;",
@@ -217,33 +234,15 @@ def main():
     if len(sys.argv) != 3:
         die("usage: mutate.py NAME DIR")
     name, d = sys.argv[1], sys.argv[2]
-    if name == "acquire-relaxed":
-        mutate(d, "psem_take", "atomic_long_try_cmpxchg_acquire(",
-               "atomic_long_try_cmpxchg_relaxed(")
-    elif name == "release-relaxed":
-        mutate(d, "psem_release_fast", "atomic_long_try_cmpxchg_release(",
-               "atomic_long_try_cmpxchg_relaxed(")
-    elif name == "fast-release-with-waiter":
+    if name == "fast-release-with-waiter":
         if waiters_bit(d):
             mutate(d, "psem_release_fast",
                    "unlikely(cur & (PSEM_FLAGS | PSEM_CLOSED))",
                    "unlikely(cur & (PSEM_CONTENDED | PSEM_CLOSED))")
         else:
             mutate(d, "psem_release_fast", "cur <= 0 || ", "")
-    elif name == "handoff-acquire-relaxed":
-        mutate(d, "psem_wait", "smp_load_acquire(&w->done)",
-               "READ_ONCE(w->done)")
-    elif name == "handoff-release-relaxed":
-        mutate(d, "psem_wake_served", "smp_store_release(&w->done, true)",
-               "WRITE_ONCE(w->done, true)")
-    elif name == "close-drops-grants":
-        mutate(d, "psem_close", "psem_add_locked(sem, back, ",
-               "psem_add_locked(sem, 0, ")
-    elif name == "resize-forgets-debt":
-        mutate(d, "psem_resize", "WRITE_ONCE(sem->debt, sem->debt + owed)",
-               "WRITE_ONCE(sem->debt, sem->debt)")
-    elif name in EXPLORE:
-        mutate(d, *EXPLORE[name])
+    elif name in MUTANTS:
+        mutate(d, *MUTANTS[name])
     else:
         die("unknown mutant %s" % name)
 

@@ -55,7 +55,7 @@ static struct worker workers[MAX_WORKERS];
 static int nr_workers = 10;
 int nr_life = 3;		/* ROLE_LIFE workers; a churn thread if any */
 static int nr_threads;		/* all workers: nr_workers, life, churn */
-static unsigned int epoch_ms = 100, nr_epochs = 20, hang_ms = 3000;
+static int epoch_ms = 100, nr_epochs = 20, hang_ms = 3000;
 static unsigned long long seed = 1;
 static bool stats_always;
 
@@ -404,38 +404,42 @@ static void mx_critical(struct worker *w)
 	__held;								\
 })
 
+/* If take_lock() takes @lock, runs @critical(@w) and unlocks it. */
+#define under_lock(w, way, kind, lock, critical)			\
+do {									\
+	struct worker *__w = (w);					\
+	typeof(lock) __lock = (lock);					\
+									\
+	if (take_lock(__w, way, kind, __lock)) {			\
+		critical(__w);						\
+		count_op(__w, #kind "_unlock");				\
+		psem_##kind##_unlock(__lock);				\
+	}								\
+} while (0)
+
 static void locks_op(struct worker *w)
 {
 	unsigned int r = rnd(w) % 13;
 
 	switch (r / 4) {
 	case 0:
-		if (!take_lock(w, r % 4, mutex, &stress_mx))
-			return;
-		mx_critical(w);
-		count_op(w, "mutex_unlock");
-		psem_mutex_unlock(&stress_mx);
-		return;
+		under_lock(w, r % 4, mutex, &stress_mx, mx_critical);
+		break;
 	case 1:
-		if (!take_lock(w, r % 4, read, &stress_rw))
-			return;
+		under_lock(w, r % 4, read, &stress_rw, rw_read_side);
 		break;
 	case 2:
-		if (!take_lock(w, r % 4, write, &stress_rw))
-			return;
-		rw_write_side(w);
-		count_op(w, "write_unlock");
-		psem_write_unlock(&stress_rw);
-		return;
+		under_lock(w, r % 4, write, &stress_rw, rw_write_side);
+		break;
 	default:
 		count_op(w, "write_lock+downgrade");
 		psem_write_lock(&stress_rw);
 		rw_write_side(w);
 		psem_downgrade_write(&stress_rw);
+		rw_read_side(w);
+		count_op(w, "read_unlock");
+		psem_read_unlock(&stress_rw);
 	}
-	rw_read_side(w);
-	count_op(w, "read_unlock");
-	psem_read_unlock(&stress_rw);
 }
 
 static void pool_op(struct worker *w)
@@ -625,7 +629,7 @@ static __attribute__((noreturn)) void hang(const char *when)
 	}
 
 	fprintf(stderr,
-		"psem-stress: HANG (%s): no progress for %u ms; sem available %ld debt %lu, mutex %s, rwlock available %ld, pool available %ld, life_sem available %ld of %ld debt %lu%s held by workers %ld\n",
+		"psem-stress: HANG (%s): no progress for %d ms; sem available %ld debt %lu, mutex %s, rwlock available %ld, pool available %ld, life_sem available %ld of %ld debt %lu%s held by workers %ld\n",
 		when, hang_ms, psem_available(&stress_sem),
 		psem_debt(&stress_sem),
 		psem_mutex_is_locked(&stress_mx) ? "locked" : "unlocked",
@@ -771,6 +775,29 @@ static void usage(void)
 	exit(1);
 }
 
+/* The options that take a number, and where each goes. */
+static const struct {
+	char	opt;
+	int	*val;
+} num_opts[] = {
+	{ 'w', &nr_workers }, { 'l', &nr_life }, { 'e', &nr_epochs },
+	{ 'm', &epoch_ms }, { 'H', &hang_ms },
+};
+
+/* Sets the number that option @c takes; false if @c takes none. */
+static bool set_num_opt(int c, const char *arg)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(num_opts); i++) {
+		if (num_opts[i].opt == c) {
+			*num_opts[i].val = atoi(arg);
+			return true;
+		}
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	void *objs[POOL_OBJS];
@@ -781,35 +808,16 @@ int main(int argc, char **argv)
 	int i, c;
 
 	while ((c = getopt(argc, argv, "w:l:e:m:H:s:S")) != -1) {
-		switch (c) {
-		case 'w':
-			nr_workers = atoi(optarg);
-			break;
-		case 'l':
-			nr_life = atoi(optarg);
-			break;
-		case 'e':
-			nr_epochs = atoi(optarg);
-			break;
-		case 'm':
-			epoch_ms = atoi(optarg);
-			break;
-		case 'H':
-			hang_ms = atoi(optarg);
-			break;
-		case 's':
+		if (c == 's')
 			seed = strtoull(optarg, NULL, 0);
-			break;
-		case 'S':
+		else if (c == 'S')
 			stats_always = true;
-			break;
-		default:
+		else if (!set_num_opt(c, optarg))
 			usage();
-		}
 	}
 	nr_threads = nr_workers + (nr_life ? nr_life + 1 : 0);
 	if (nr_workers < 5 || nr_life < 0 || nr_threads > MAX_WORKERS ||
-	    !nr_epochs)
+	    nr_epochs < 1 || epoch_ms < 0 || hang_ms < 0)
 		usage();
 
 	psem_user_task_init("main", 0);
@@ -864,7 +872,7 @@ int main(int argc, char **argv)
 		    (unsigned long long)psem_warn_count());
 
 	sum(&s);
-	printf("psem-stress: ops=%lu epochs=%u workers=%d ms=%llu exclusive=%lu rw_writes=%lu mutex=%lu pool=%lu eintr=%lu etime=%lu try_fail=%lu\n",
+	printf("psem-stress: ops=%lu epochs=%d workers=%d ms=%llu exclusive=%lu rw_writes=%lu mutex=%lu pool=%lu eintr=%lu etime=%lu try_fail=%lu\n",
 	       s.ops, nr_epochs, nr_workers, now_ms() - t0, s.sem_writes,
 	       s.rw_writes, s.mx_holds, s.pool_gets, s.eintr, s.etime,
 	       s.fast_try_fail);

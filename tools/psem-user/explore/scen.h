@@ -111,6 +111,16 @@ bool xs_cancel_async_work_sync(struct psem *sem, struct psem_async_work *aww);
 /* psem_sync() where the sources have it; nothing before it existed. */
 void xs_sync(struct psem *sem);
 /*
+ * The owner's teardown of a mutex or rwlock that nothing uses any more:
+ * psem_mutex_destroy() or psem_rwlock_destroy() where the sources have
+ * them (before, the contract was a plain free after the last unlock),
+ * then the free. *@lockp becomes NULL.
+ */
+struct psem_mutex;
+struct psem_rwlock;
+void xs_mutex_free(struct psem_mutex **lockp);
+void xs_rwlock_free(struct psem_rwlock **lockp);
+/*
  * Refusals psem counted (its psem_refusals counter). A scenario that
  * expects one sets psem_quiet_warnings and checks the count, so that it
  * holds whether the refusal warns with WARN() (counted by ex_warnings())

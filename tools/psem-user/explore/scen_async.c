@@ -16,6 +16,26 @@ static int calls, in_cb, rearm, cancelled, cancel_done, depth, max_depth;
 static int results[8];
 static long held;
 
+/*
+ * A callback's (or a work's) body, against the synchronous cancel
+ * @cancel: counted in, and what it was granted held, until cb_exit().
+ */
+static void cb_enter(int result, const char *cancel)
+{
+	ex_assert(!cancel_done, "called back after %s returned", cancel);
+	in_cb++;
+	calls++;
+	if (!result)
+		held++;
+}
+
+/* Steps aside, for a cancel to come in here, then counts itself out. */
+static void cb_exit(void)
+{
+	ex_yield("callback body");
+	in_cb--;
+}
+
 /* ---- cancel against grant: exactly one of the two ------------------- */
 
 static void cg_cb(struct psem_async *a, int result)
@@ -51,11 +71,17 @@ static void cg_setup(void)
 	ex_spawn("releaser", cg_releaser, NULL);
 }
 
-static void cg_check(void)
+/* Cancelled, or called back (with 0): exactly one of the two. */
+static void cg_one_outcome(void)
 {
 	ex_assert(cancelled + calls == 1, "cancelled %d, called back %d",
 		  cancelled, calls);
 	ex_assert(!calls || !results[0], "result %d", results[0]);
+}
+
+static void cg_check(void)
+{
+	cg_one_outcome();
 	xs_conserved(sem, held, 1);
 	kfree(sem);
 }
@@ -63,25 +89,66 @@ static void cg_check(void)
 XS_SCENARIO(cancel_grant, "async/cancel-vs-grant", cg_setup, cg_check,
 	    "a cancel racing the release that grants: exactly one outcome");
 
-/* ---- cancel_sync against a callback that queues its waiter again ---- */
+/*
+ * ---- a synchronous cancel against a waiter that queues itself again --
+ *
+ * A callback waiter against psem_cancel_async_sync(), a work waiter
+ * against psem_cancel_async_work_sync(): the setup queues it, two
+ * releases serve it, and its callback (or work) queues it again, once.
+ * No callback may run once the cancel has returned, nor one still run
+ * when it returns.
+ */
+struct rq_waiter {
+	int		(*queue)(void);		/* 0, or -EINPROGRESS */
+	bool		(*cancel_sync)(void);
+	const char	*cancel;		/* for the report */
+};
 
-static void cs_cb(struct psem_async *a, int result)
+static const struct rq_waiter *rq;
+
+static void rq_called(int result)
 {
-	ex_assert(!cancel_done, "a callback ran after psem_cancel_async_sync() returned");
-	in_cb++;
-	calls++;
-	if (!result)
-		held++;		/* kept: a re-queue must wait */
-	if (rearm-- > 0 && !psem_acquire_async(sem, 1, a, cs_cb))
+	/* What it was granted is kept: a re-queue must wait. */
+	cb_enter(result, rq->cancel);
+	if (rearm-- > 0 && !rq->queue())
 		held++;
-	ex_yield("callback body");
-	in_cb--;
+	cb_exit();
 }
 
-static void cs_canceller(void *arg)
+static void rq_cb(struct psem_async *a, int result)
 {
-	psem_cancel_async_sync(sem, &aw);
-	ex_assert(!in_cb, "psem_cancel_async_sync() returned with the callback running");
+	rq_called(result);
+}
+
+static void rq_work(struct work_struct *w)
+{
+	rq_called(container_of(w, struct psem_async_work, work)->result);
+}
+
+static int rq_queue_cb(void)
+{
+	return psem_acquire_async(sem, 1, &aw, rq_cb);
+}
+
+static bool rq_cancel_cb(void)
+{
+	return psem_cancel_async_sync(sem, &aw);
+}
+
+static int rq_queue_work(void)
+{
+	return xs_acquire_async_work(sem, 1, &aww, rq_work);
+}
+
+static bool rq_cancel_work(void)
+{
+	return xs_cancel_async_work_sync(sem, &aww);
+}
+
+static void rq_canceller(void *arg)
+{
+	rq->cancel_sync();
+	ex_assert(!in_cb, "%s returned with the callback running", rq->cancel);
 	cancel_done = 1;
 }
 
@@ -91,15 +158,21 @@ static void cs_releaser(void *arg)
 	psem_release(sem, 1);
 }
 
-static void cs_setup(void)
+/* A canceller (thread 2) against two releases of 1 (threads 3 and 4). */
+static void cs_spawn(void (*canceller)(void *arg))
+{
+	ex_spawn("canceller", canceller, NULL);
+	ex_spawn("releaser", cs_releaser, NULL);
+	ex_spawn("releaser2", cs_releaser, NULL);
+}
+
+static void rq_setup(void)
 {
 	sem = xs_psem(0);
 	rearm = 1;
-	if (psem_acquire_async(sem, 1, &aw, cs_cb) != -EINPROGRESS)
+	if (rq->queue() != -EINPROGRESS)
 		ex_fail("setup");
-	ex_spawn("canceller", cs_canceller, NULL);
-	ex_spawn("releaser", cs_releaser, NULL);
-	ex_spawn("releaser2", cs_releaser, NULL);
+	cs_spawn(rq_canceller);
 }
 
 static void cs_check(void)
@@ -109,55 +182,29 @@ static void cs_check(void)
 	kfree(sem);
 }
 
-XS_SCENARIO(cancel_sync_rearm, "async/cancel-sync-rearm", cs_setup, cs_check,
-	    "psem_cancel_async_sync() against a callback that queues again",
-	    .bound = 1);	/* 18,327 schedules at bound 2 */
+static const struct rq_waiter rq_async = {
+	.queue = rq_queue_cb, .cancel_sync = rq_cancel_cb,
+	.cancel = "psem_cancel_async_sync()",
+};
 
-/* ---- the work cancel against a work that queues itself again -------- */
+static const struct rq_waiter rq_async_work = {
+	.queue = rq_queue_work, .cancel_sync = rq_cancel_work,
+	.cancel = "psem_cancel_async_work_sync()",
+};
 
-static int in_work, works;
-
-static void wk_fn(struct work_struct *w)
-{
-	struct psem_async_work *a = container_of(w, struct psem_async_work, work);
-
-	ex_assert(!cancel_done, "the work ran after psem_cancel_async_work_sync() returned");
-	in_work++;
-	works++;
-	if (!a->result)
-		held++;
-	if (rearm-- > 0 && !xs_acquire_async_work(sem, 1, a, wk_fn))
-		held++;
-	ex_yield("work body");
-	in_work--;
-}
-
-static void wk_canceller(void *arg)
-{
-	xs_cancel_async_work_sync(sem, &aww);
-	ex_assert(!in_work, "psem_cancel_async_work_sync() returned with the work running");
-	cancel_done = 1;
-}
-
-static void wk_setup(void)
-{
-	sem = xs_psem(0);
-	rearm = 1;
-	if (xs_acquire_async_work(sem, 1, &aww, wk_fn) != -EINPROGRESS)
-		ex_fail("setup");
-	ex_spawn("canceller", wk_canceller, NULL);
-	ex_spawn("releaser", cs_releaser, NULL);
-	ex_spawn("releaser2", cs_releaser, NULL);
-}
-
+XS_VARIANT(cancel_sync_rearm, rq, &rq_async, rq_setup, cs_check,
+	   "async/cancel-sync-rearm",
+	   "psem_cancel_async_sync() against a callback that queues again",
+	   .bound = 1);	/* 18,327 schedules at bound 2 */
 /*
  * 130,394 schedules at bound 2: the first 20,000 of them, deepest first,
  * where the explorer found (at 15,612 on the sources before 36f3d08) a
  * callback that finished between the cancel's two reads.
  */
-XS_SCENARIO(work_requeue, "async/work-cancel-requeue", wk_setup, cs_check,
-	    "psem_cancel_async_work_sync() against a work that queues itself again",
-	    .max = 20000);
+XS_VARIANT(work_requeue, rq, &rq_async_work, rq_setup, cs_check,
+	   "async/work-cancel-requeue",
+	   "psem_cancel_async_work_sync() against a work that queues itself again",
+	   .max = 20000);
 
 /* ---- a chain of callbacks that release into their psem iterates ----- */
 
@@ -247,6 +294,7 @@ XS_SCENARIO(not_queued, "async/cancel-not-queued", nq_setup, nq_check,
 /* ---- a served work waiter withdrawn while another callback runs ----- */
 
 static struct psem_async other;
+static int works;
 
 static void aw_other_cb(struct psem_async *a, int result)
 {
@@ -277,9 +325,7 @@ static void aw_setup(void)
 	if (psem_acquire_async(sem, 1, &other, aw_other_cb) != -EINPROGRESS ||
 	    xs_acquire_async_work(sem, 1, &aww, aw_work) != -EINPROGRESS)
 		ex_fail("setup");
-	ex_spawn("canceller", aw_canceller, NULL);
-	ex_spawn("releaser", cs_releaser, NULL);
-	ex_spawn("releaser2", cs_releaser, NULL);
+	cs_spawn(aw_canceller);
 }
 
 XS_SCENARIO(work_withdraw, "async/work-withdraw", aw_setup, cs_check,
@@ -299,11 +345,7 @@ static int sc_rearmed;
 
 static void sc_cb(struct psem_async *a, int result)
 {
-	ex_assert(!cancel_done, "a callback ran after psem_cancel_async_sync() returned");
-	in_cb++;
-	calls++;
-	if (!result)
-		held++;
+	cb_enter(result, "psem_cancel_async_sync()");
 	/* Steps aside: the canceller, waiting for a callback, comes in here. */
 	ex_yield("callback body");
 	if (calls == 1) {
@@ -390,9 +432,7 @@ static void dc_setup(void)
 
 static void dc_check(void)
 {
-	ex_assert(cancelled + calls == 1, "cancelled %d, called back %d",
-		  cancelled, calls);
-	ex_assert(!calls || !results[0], "result %d", results[0]);
+	cg_one_outcome();
 	ex_assert(!dc_second, "the second cancel returned true");
 	/* The partial grant went back once, not twice. */
 	xs_settled(sem, held, 4);

@@ -17,14 +17,6 @@
 #define XS_HAVE_SEM_H 1
 #endif
 
-/*
- * The teardown calls that a fixed tree provides; weak, so that the
- * scenarios build against older sources too, where the contract was a
- * plain free after the last unlock.
- */
-void psem_mutex_destroy(struct psem_mutex *lock) __attribute__((weak));
-void psem_rwlock_destroy(struct psem_rwlock *lock) __attribute__((weak));
-
 static struct psem *sem;
 static int ret[4];
 static long held;
@@ -209,10 +201,7 @@ static void mx_locker(void *arg)
 {
 	psem_mutex_lock(mtx);	/* waits for the NMI's unlock */
 	psem_mutex_unlock(mtx);
-	if (psem_mutex_destroy)
-		psem_mutex_destroy(mtx);
-	kfree(mtx);
-	mtx = NULL;
+	xs_mutex_free(&mtx);
 }
 
 static void mx_nmi(void *arg)
@@ -238,10 +227,7 @@ static void rw_reader(void *arg)
 {
 	psem_read_lock(rwl);	/* waits for the NMI's write unlock */
 	psem_read_unlock(rwl);
-	if (psem_rwlock_destroy)
-		psem_rwlock_destroy(rwl);
-	kfree(rwl);
-	rwl = NULL;
+	xs_rwlock_free(&rwl);
 }
 
 static void rw_nmi(void *arg)

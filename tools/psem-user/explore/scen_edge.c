@@ -31,12 +31,22 @@ static void ra_cb(struct psem_async *a, int result)
  * queues. -EPERM (with a warning) if it would have to queue from a
  * context where the queue lock may not be taken." A closed psem, or a
  * request over the capacity, never queues: from NMI these must still be
- * -ESHUTDOWN and -E2BIG, with no refusal counted.
+ * -ESHUTDOWN and -E2BIG, with no refusal counted. A psem of capacity 2,
+ * none of it out.
  */
+struct ra_case {
+	long		n;		/* the acquire's */
+	bool		closed;		/* closed by the setup */
+	int		want;		/* its result */
+	const char	*what;		/* for the report */
+};
+
+static const struct ra_case *ra;
+
 static void ra_nmi(void *arg)
 {
 	refused = xs_refusals();
-	ret[0] = psem_acquire_async(sem, 3, &aw, ra_cb);	/* > capacity 2 */
+	ret[0] = psem_acquire_async(sem, ra->n, &aw, ra_cb);
 	refused = xs_refusals() - refused;
 }
 
@@ -44,49 +54,35 @@ static void ra_setup(void)
 {
 	psem_quiet_warnings = true;
 	sem = xs_psem_cap(2, 0);
+	if (ra->closed && psem_close(sem))
+		ex_fail("setup: close");
 	ex_spawn_ctx("nmi", ra_nmi, NULL, NMI_OFFSET);
 }
 
 static void ra_check(void)
 {
-	ex_assert(ret[0] == -E2BIG && !refused,
-		  "NMI: acquire_async(3) of capacity 2: %d, %ld refusals counted",
-		  ret[0], refused);
+	ex_assert(ret[0] == ra->want && !refused,
+		  "NMI: acquire_async(%ld) %s: %d, %ld refusals counted",
+		  ra->n, ra->what, ret[0], refused);
 	kfree(sem);
 }
 
-XS_SCENARIO(nmi_async_e2big, "edge/nmi-async-over-capacity", ra_setup,
-	    ra_check,
-	    "an asynchronous acquire over the capacity, from NMI: -E2BIG, as documented",
-	    .bound = 1);
+static const struct ra_case ra_e2big = {
+	.n = 3, .want = -E2BIG, .what = "of capacity 2",
+};
 
-static void rc_nmi(void *arg)
-{
-	refused = xs_refusals();
-	ret[0] = psem_acquire_async(sem, 1, &aw, ra_cb);
-	refused = xs_refusals() - refused;
-}
+static const struct ra_case ra_closed = {
+	.n = 1, .closed = true, .want = -ESHUTDOWN, .what = "on a closed psem",
+};
 
-static void rc_setup(void)
-{
-	psem_quiet_warnings = true;
-	sem = xs_psem_cap(2, 0);
-	if (psem_close(sem))
-		ex_fail("setup: close");
-	ex_spawn_ctx("nmi", rc_nmi, NULL, NMI_OFFSET);
-}
-
-static void rc_check(void)
-{
-	ex_assert(ret[0] == -ESHUTDOWN && !refused,
-		  "NMI: acquire_async(1) on a closed psem: %d, %ld refusals counted",
-		  ret[0], refused);
-	kfree(sem);
-}
-
-XS_SCENARIO(nmi_async_closed, "edge/nmi-async-closed", rc_setup, rc_check,
-	    "an asynchronous acquire on a closed psem, from NMI: -ESHUTDOWN, as documented",
-	    .bound = 1);
+XS_VARIANT(nmi_async_e2big, ra, &ra_e2big, ra_setup, ra_check,
+	   "edge/nmi-async-over-capacity",
+	   "an asynchronous acquire over the capacity, from NMI: -E2BIG, as documented",
+	   .bound = 1);
+XS_VARIANT(nmi_async_closed, ra, &ra_closed, ra_setup, ra_check,
+	   "edge/nmi-async-closed",
+	   "an asynchronous acquire on a closed psem, from NMI: -ESHUTDOWN, as documented",
+	   .bound = 1);
 
 #ifdef PSEM_EXPLORE_KNOWN_DEFECTS
 /*

@@ -4,13 +4,17 @@
 #include <linux/list.h>
 #include <linux/workqueue.h>
 
+#include "psem_mutex.h"
 #include "psem_pool.h"
+#include "psem_rwlock.h"
 #include "scen.h"
 
 struct psem *xs_sem;
 
-/* Weak: older sources have no psem_sync(). */
+/* Weak: older sources have no psem_sync(), nor the teardown calls. */
 void psem_sync(struct psem *sem) __attribute__((weak));
+void psem_mutex_destroy(struct psem_mutex *lock) __attribute__((weak));
+void psem_rwlock_destroy(struct psem_rwlock *lock) __attribute__((weak));
 extern atomic64_t psem_refusals;
 
 int xs_acquire_async_work(struct psem *sem, long n,
@@ -43,6 +47,22 @@ void xs_sync(struct psem *sem)
 {
 	if (psem_sync)
 		psem_sync(sem);
+}
+
+void xs_mutex_free(struct psem_mutex **lockp)
+{
+	if (psem_mutex_destroy)
+		psem_mutex_destroy(*lockp);
+	kfree(*lockp);
+	*lockp = NULL;
+}
+
+void xs_rwlock_free(struct psem_rwlock **lockp)
+{
+	if (psem_rwlock_destroy)
+		psem_rwlock_destroy(*lockp);
+	kfree(*lockp);
+	*lockp = NULL;
 }
 
 long xs_refusals(void)

@@ -13,6 +13,56 @@ static int ret[6];
 static long held;
 static int flag;
 
+/*
+ * ---- one lifecycle call raced by three threads ----------------------
+ *
+ * The races below share their frame: a psem, three threads, then each
+ * thread's results against what the contract allows, the race's own
+ * oracle, and exact conservation with no waiter left. Each is a
+ * struct life_race; life_setup() and life_check() run them all.
+ */
+struct life_race {
+	long	capacity;	/* 0: uncapped, of @permits */
+	long	permits;
+	long	held;		/* held at the start, of the capacity */
+	long	total;		/* held + available - debt, at the end */
+	struct {
+		const char	*name;
+		void		(*fn)(void *arg);
+	} threads[3];		/* spawned in order: threads 2, 3 and 4 */
+	const char *call[4];	/* ret[i]'s call, for the report */
+	int	ok[4][2];	/* ret[i] is one of these two */
+	void	(*check)(void);	/* the race's own oracle, or NULL */
+};
+
+static const struct life_race *race;
+
+static void life_setup(void)
+{
+	int i;
+
+	if (race->capacity)
+		sem = xs_psem_cap(race->capacity, race->held);
+	else
+		sem = xs_psem(race->permits);
+	held = race->held;
+	for (i = 0; i < ARRAY_SIZE(race->threads); i++)
+		ex_spawn(race->threads[i].name, race->threads[i].fn, NULL);
+}
+
+static void life_check(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(race->call) && race->call[i]; i++)
+		ex_assert(ret[i] == race->ok[i][0] || ret[i] == race->ok[i][1],
+			  "%s returned %d", race->call[i], ret[i]);
+	if (race->check)
+		race->check();
+	xs_settled(sem, held, race->total);
+	kfree(sem);
+}
+
 /* ---- close against a waiter that holds a partial grant -------------- */
 
 static void cw_waiter(void *arg)
@@ -34,28 +84,27 @@ static void cw_closer(void *arg)
 	ret[1] = psem_close(sem);
 }
 
-static void cw_setup(void)
-{
-	sem = xs_psem_cap(2, 2);
-	held = 2;
-	ex_spawn("waiter", cw_waiter, NULL);
-	ex_spawn("releaser", cw_releaser, NULL);
-	ex_spawn("closer", cw_closer, NULL);
-}
-
 static void cw_check(void)
 {
-	/* One permit comes home: the waiter for 2 can only be failed. */
-	ex_assert(ret[0] == -ESHUTDOWN, "waiter %d", ret[0]);
-	ex_assert(!ret[1] && !ret[2], "close %d, release %d", ret[1], ret[2]);
 	ex_assert(psem_is_closed(sem), "not closed");
-	/* Its partial grant went back. */
-	xs_settled(sem, held, 2);
-	kfree(sem);
 }
 
-XS_SCENARIO(close_waiter, "life/close-vs-partial-waiter", cw_setup, cw_check,
-	    "psem_close() against a waiter for 2 that a release half serves");
+/*
+ * One permit comes home: the waiter for 2 can only be failed, and its
+ * partial grant goes back.
+ */
+static const struct life_race cw_race = {
+	.capacity = 2, .held = 2, .total = 2,
+	.threads = { { "waiter", cw_waiter }, { "releaser", cw_releaser },
+		     { "closer", cw_closer } },
+	.call = { "the waiter", "close", "the release" },
+	.ok = { { -ESHUTDOWN, -ESHUTDOWN } },
+	.check = cw_check,
+};
+
+XS_VARIANT(close_waiter, race, &cw_race, life_setup, life_check,
+	   "life/close-vs-partial-waiter",
+	   "psem_close() against a waiter for 2 that a release half serves");
 
 /* ---- close and reopen against an acquirer --------------------------- */
 
@@ -83,28 +132,24 @@ static void ro_releaser(void *arg)
 	held--;
 }
 
-static void ro_setup(void)
-{
-	sem = xs_psem_cap(1, 1);
-	held = 1;
-	ex_spawn("closer", ro_closer, NULL);
-	ex_spawn("acquirer", ro_acquirer, NULL);
-	ex_spawn("releaser", ro_releaser, NULL);
-}
-
 static void ro_check(void)
 {
-	ex_assert(!ret[0] || ret[0] == -ESHUTDOWN, "acquire %d", ret[0]);
-	ex_assert(!ret[1] && !ret[2] && !ret[3], "close %d, reopen %d, release %d",
-		  ret[1], ret[2], ret[3]);
 	ex_assert(!psem_is_closed(sem), "still closed after the reopen");
-	xs_settled(sem, held, 1);
-	kfree(sem);
 }
 
-XS_SCENARIO(reopen_acquire, "life/reopen-vs-acquire", ro_setup, ro_check,
-	    "psem_close() then psem_reopen() against an acquirer and a release",
-	    .bound = 1);	/* 3,226 schedules at bound 2 */
+static const struct life_race ro_race = {
+	.capacity = 1, .held = 1, .total = 1,
+	.threads = { { "closer", ro_closer }, { "acquirer", ro_acquirer },
+		     { "releaser", ro_releaser } },
+	.call = { "the acquire", "close", "reopen", "the release" },
+	.ok = { { 0, -ESHUTDOWN } },
+	.check = ro_check,
+};
+
+XS_VARIANT(reopen_acquire, race, &ro_race, life_setup, life_check,
+	   "life/reopen-vs-acquire",
+	   "psem_close() then psem_reopen() against an acquirer and a release",
+	   .bound = 1);	/* 3,226 schedules at bound 2 */
 
 /* ---- a shrinking resize against a waiter it no longer fits ---------- */
 
@@ -127,28 +172,27 @@ static void rs_releaser(void *arg)
 	held -= 3;
 }
 
-static void rs_setup(void)
-{
-	sem = xs_psem_cap(4, 3);
-	held = 3;
-	ex_spawn("waiter", rs_waiter, NULL);
-	ex_spawn("resizer", rs_resizer, NULL);
-	ex_spawn("releaser", rs_releaser, NULL);
-}
-
 static void rs_check(void)
 {
-	/* Served before the resize, or failed by it, its grant given back. */
-	ex_assert(!ret[0] || ret[0] == -E2BIG, "waiter %d", ret[0]);
-	ex_assert(!ret[1] && !ret[2], "resize %d, release %d", ret[1], ret[2]);
 	ex_assert(psem_capacity(sem) == 2, "capacity %ld", psem_capacity(sem));
-	/* What is held, less the debt, is the new capacity. */
-	xs_settled(sem, held, 2);
-	kfree(sem);
 }
 
-XS_SCENARIO(resize_waiter, "life/resize-shrink-vs-waiter", rs_setup, rs_check,
-	    "a resize from 4 to 2 against a waiter for 3 and the release of 3");
+/*
+ * The waiter is served before the resize, or failed by it, its grant
+ * given back. What is held, less the debt, is the new capacity.
+ */
+static const struct life_race rs_race = {
+	.capacity = 4, .held = 3, .total = 2,
+	.threads = { { "waiter", rs_waiter }, { "resizer", rs_resizer },
+		     { "releaser", rs_releaser } },
+	.call = { "the waiter", "resize", "the release" },
+	.ok = { { 0, -E2BIG } },
+	.check = rs_check,
+};
+
+XS_VARIANT(resize_waiter, race, &rs_race, life_setup, life_check,
+	   "life/resize-shrink-vs-waiter",
+	   "a resize from 4 to 2 against a waiter for 3 and the release of 3");
 
 /* ---- a growing resize while a quiesce waits ------------------------- */
 
@@ -183,25 +227,16 @@ static void rq_releaser(void *arg)
 	held -= 2;
 }
 
-static void rq_setup(void)
-{
-	sem = xs_psem_cap(2, 2);
-	held = 2;
-	ex_spawn("quiescer", rq_quiescer, NULL);
-	ex_spawn("resizer", rq_resizer, NULL);
-	ex_spawn("releaser", rq_releaser, NULL);
-}
+static const struct life_race rq_race = {
+	.capacity = 2, .held = 2, .total = 3,
+	.threads = { { "quiescer", rq_quiescer }, { "resizer", rq_resizer },
+		     { "releaser", rq_releaser } },
+	.call = { "quiesce", "resize", "the release" },
+};
 
-static void rq_check(void)
-{
-	ex_assert(!ret[0] && !ret[1] && !ret[2], "quiesce %d, resize %d, release %d",
-		  ret[0], ret[1], ret[2]);
-	xs_settled(sem, held, 3);
-	kfree(sem);
-}
-
-XS_SCENARIO(resize_quiesce, "life/resize-grow-vs-quiesce", rq_setup, rq_check,
-	    "a quiesce waits for 2 out; a resize to 3 and the release of the 2 race it");
+XS_VARIANT(resize_quiesce, race, &rq_race, life_setup, life_check,
+	   "life/resize-grow-vs-quiesce",
+	   "a quiesce waits for 2 out; a resize to 3 and the release of the 2 race it");
 
 /* ---- reduce against a release, then a waiter behind the debt -------- */
 
@@ -225,26 +260,17 @@ static void rd_releaser(void *arg)
 	ret[2] = psem_release(sem, 2);
 }
 
-static void rd_setup(void)
-{
-	sem = xs_psem(1);
-	held = 0;
-	ex_spawn("reducer", rd_reducer, NULL);
-	ex_spawn("waiter", rd_waiter, NULL);
-	ex_spawn("releaser", rd_releaser, NULL);
-}
+/* 1 + 2 released - 2 removed. */
+static const struct life_race rd_race = {
+	.permits = 1, .total = 1,
+	.threads = { { "reducer", rd_reducer }, { "waiter", rd_waiter },
+		     { "releaser", rd_releaser } },
+	.call = { "reduce", "the acquire", "the release" },
+};
 
-static void rd_check(void)
-{
-	ex_assert(!ret[0] && !ret[1] && !ret[2], "reduce %d, acquire %d, release %d",
-		  ret[0], ret[1], ret[2]);
-	/* 1 + 2 released - 2 removed. */
-	xs_settled(sem, held, 1);
-	kfree(sem);
-}
-
-XS_SCENARIO(reduce_release, "life/reduce-vs-release", rd_setup, rd_check,
-	    "psem_reduce(2) of 1 against a release of 2, and a waiter queued behind the debt");
+XS_VARIANT(reduce_release, race, &rd_race, life_setup, life_check,
+	   "life/reduce-vs-release",
+	   "psem_reduce(2) of 1 against a release of 2, and a waiter queued behind the debt");
 
 /* ---- an acquirer queued behind a quiesce is served after it --------- */
 
@@ -270,25 +296,16 @@ static void qf_releaser(void *arg)
 	held--;
 }
 
-static void qf_setup(void)
-{
-	sem = xs_psem_cap(2, 1);
-	held = 1;
-	ex_spawn("quiescer", qf_quiescer, NULL);
-	ex_spawn("acquirer", qf_acquirer, NULL);
-	ex_spawn("releaser", qf_releaser, NULL);
-}
+static const struct life_race qf_race = {
+	.capacity = 2, .held = 1, .total = 2,
+	.threads = { { "quiescer", qf_quiescer }, { "acquirer", qf_acquirer },
+		     { "releaser", qf_releaser } },
+	.call = { "quiesce", "the acquire", "the release" },
+};
 
-static void qf_check(void)
-{
-	ex_assert(!ret[0] && !ret[1] && !ret[2], "quiesce %d, acquire %d, release %d",
-		  ret[0], ret[1], ret[2]);
-	xs_settled(sem, held, 2);
-	kfree(sem);
-}
-
-XS_SCENARIO(quiesce_fifo, "life/quiesce-fifo", qf_setup, qf_check,
-	    "an acquirer queued behind a quiesce is served after it");
+XS_VARIANT(quiesce_fifo, race, &qf_race, life_setup, life_check,
+	   "life/quiesce-fifo",
+	   "an acquirer queued behind a quiesce is served after it");
 
 /*
  * ---- close, quiesce, free against a waiter on its way out -----------
@@ -406,30 +423,31 @@ static long xs_word(struct psem *s)
 	return atomic_long_read(&s->count);
 }
 
+/* @sem, closed, refuses a release that overflows it and changes nothing. */
+static void ov_refused(const char *what)
+{
+	long before;
+	int r;
+
+	ex_assert(!psem_close(sem), "%s: close", what);
+	before = xs_word(sem);
+	r = psem_release(sem, PSEM_MAX_PERMITS);
+	ex_assert(r == -EOVERFLOW, "%s: release returned %d", what, r);
+	ex_assert(xs_word(sem) == before, "%s: the word changed %#lx -> %#lx",
+		  what, (unsigned long)before, (unsigned long)xs_word(sem));
+	ex_assert(psem_is_closed(sem), "%s: reopened", what);
+}
+
 static void ov_thread(void *arg)
 {
 	struct psem *open = sem;
-	long before, refused = xs_refusals();
-	int r;
+	long refused = xs_refusals();
 
 	/* Uncapped, balance 1, closed: the sum must not wrap and land. */
-	ex_assert(!psem_close(sem), "close");
-	before = xs_word(sem);
-	r = psem_release(sem, PSEM_MAX_PERMITS);
-	ex_assert(r == -EOVERFLOW, "uncapped: release returned %d", r);
-	ex_assert(xs_word(sem) == before, "uncapped: the word changed %#lx -> %#lx",
-		  (unsigned long)before, (unsigned long)xs_word(sem));
-	ex_assert(psem_is_closed(sem), "uncapped: reopened");
-
+	ov_refused("uncapped");
 	/* Capacity 10, 5 held, closed. */
 	sem = xs_psem_cap(10, 5);
-	ex_assert(!psem_close(sem), "close");
-	before = xs_word(sem);
-	r = psem_release(sem, PSEM_MAX_PERMITS);
-	ex_assert(r == -EOVERFLOW, "capped: release returned %d", r);
-	ex_assert(xs_word(sem) == before, "capped: the word changed %#lx -> %#lx",
-		  (unsigned long)before, (unsigned long)xs_word(sem));
-	ex_assert(psem_is_closed(sem), "capped: reopened");
+	ov_refused("capped");
 	ex_assert(xs_refusals() - refused == 2, "%ld refusals counted",
 		  xs_refusals() - refused);
 	ex_assert(!psem_release(sem, 5) && psem_available(sem) == 10,

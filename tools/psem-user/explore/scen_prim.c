@@ -73,11 +73,23 @@ XS_SCENARIO(mutex_lock_unlock, "mutex/unlock-vs-lock", mx_setup, mx_check,
 
 static struct psem_rwlock *rwl;
 
-static void rw_writer(void *arg)
+/* Takes the write lock and counts itself in: alone, no reader. */
+static void rw_write_enter(const char *who)
 {
 	psem_write_lock(rwl);
-	ex_assert(++writers == 1 && !readers, "writer in with %d writers, %d readers",
-		  writers, readers);
+	ex_assert(++writers == 1 && !readers, "%s in with %d writers, %d readers",
+		  who, writers, readers);
+}
+
+static void rw_write_exit(void)
+{
+	writers--;
+	psem_write_unlock(rwl);
+}
+
+static void rw_writer(void *arg)
+{
+	rw_write_enter("writer");
 	/* Now a reader: counted so before the permits go back. */
 	writers--;
 	readers++;
@@ -99,11 +111,8 @@ static void rw_reader(void *arg)
 
 static void rw_writer2(void *arg)
 {
-	psem_write_lock(rwl);
-	ex_assert(++writers == 1 && !readers, "writer 2 in with %d writers, %d readers",
-		  writers, readers);
-	writers--;
-	psem_write_unlock(rwl);
+	rw_write_enter("writer 2");
+	rw_write_exit();
 }
 
 static void rw_setup(void)
@@ -137,12 +146,9 @@ static void rf_holder(void *arg)
 
 static void rf_writer_lock(void *arg)
 {
-	psem_write_lock(rwl);
-	ex_assert(++writers == 1 && !readers, "writer in with %d writers, %d readers",
-		  writers, readers);
+	rw_write_enter("writer");
 	ret[0] = 1;	/* the writer has been in */
-	writers--;
-	psem_write_unlock(rwl);
+	rw_write_exit();
 }
 
 static void rf_late_reader(void *arg)
