@@ -203,10 +203,6 @@ static void psem_test_async_cancel_race(struct kunit *test)
 			   cancelled, called);
 }
 
-static struct kunit_case async_race_cases[] = {
-	KUNIT_CASE(psem_test_async_cancel_race),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_async_race", async_race_cases,
-		"KUnit race tests for psem's asynchronous waiters");
+PSEM_TEST_SUITE("psem_async_race",
+		"KUnit race tests for psem's asynchronous waiters",
+		psem_test_async_cancel_race);

@@ -243,13 +243,7 @@ static void psem_test_bit_mixed_locked(struct kunit *test)
 	bit_mixed(test, false, true);
 }
 
-static struct kunit_case bit_race_cases[] = {
-	KUNIT_CASE(psem_test_bit_lost_wakeup),
-	KUNIT_CASE(psem_test_bit_mixed_waiters_bit),
-	KUNIT_CASE(psem_test_bit_mixed_positive_balance),
-	KUNIT_CASE(psem_test_bit_mixed_locked),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_bit_race", bit_race_cases,
-		"KUnit race tests for psem's waiters bit");
+PSEM_TEST_SUITE("psem_bit_race", "KUnit race tests for psem's waiters bit",
+		psem_test_bit_lost_wakeup, psem_test_bit_mixed_waiters_bit,
+		psem_test_bit_mixed_positive_balance,
+		psem_test_bit_mixed_locked);

@@ -142,11 +142,6 @@ static void psem_test_resize_race(struct kunit *test)
 	lifecycle_race(test, PSEM_TEST_TIMEOUT);
 }
 
-static struct kunit_case lifecycle_race_cases[] = {
-	KUNIT_CASE(psem_test_close_race),
-	KUNIT_CASE(psem_test_resize_race),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_lifecycle_race", lifecycle_race_cases,
-		"KUnit race tests for psem's lifecycle calls");
+PSEM_TEST_SUITE("psem_lifecycle_race",
+		"KUnit race tests for psem's lifecycle calls",
+		psem_test_close_race, psem_test_resize_race);

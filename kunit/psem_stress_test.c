@@ -448,17 +448,9 @@ static void psem_test_release_ordering_locked(struct kunit *test)
 	stress_release_ordering(test, false, true);
 }
 
-static struct kunit_case stress_cases[] = {
-	KUNIT_CASE(psem_test_race_mixed_fast),
-	KUNIT_CASE(psem_test_race_mixed_locked),
-	KUNIT_CASE(psem_test_flag_race_on),
-	KUNIT_CASE(psem_test_flag_race_off),
-	KUNIT_CASE(psem_test_overflow_race),
-	KUNIT_CASE(psem_test_release_ordering_waiters_bit),
-	KUNIT_CASE(psem_test_release_ordering_positive_balance),
-	KUNIT_CASE(psem_test_release_ordering_locked),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_stress", stress_cases,
-		"KUnit stress tests for psem's core semaphore");
+PSEM_TEST_SUITE("psem_stress", "KUnit stress tests for psem's core semaphore",
+		psem_test_race_mixed_fast, psem_test_race_mixed_locked,
+		psem_test_flag_race_on, psem_test_flag_race_off,
+		psem_test_overflow_race, psem_test_release_ordering_waiters_bit,
+		psem_test_release_ordering_positive_balance,
+		psem_test_release_ordering_locked);
