@@ -204,23 +204,7 @@ static void bit_mixed(struct kunit *test, bool fast, bool zero)
 	PSEM_TEST_EXPECT_IDLE(test, sem, BIT_BALANCE);
 }
 
-/* The waiters-bit rule. */
-static void psem_test_bit_mixed_waiters_bit(struct kunit *test)
-{
-	bit_mixed(test, true, true);
-}
-
-/* The positive-balance rule. */
-static void psem_test_bit_mixed_positive_balance(struct kunit *test)
-{
-	bit_mixed(test, true, false);
-}
-
-/* The always-locked rule. */
-static void psem_test_bit_mixed_locked(struct kunit *test)
-{
-	bit_mixed(test, false, true);
-}
+PSEM_TEST_RELEASE_RULE_CASES(psem_test_bit_mixed, bit_mixed);
 
 PSEM_TEST_SUITE("psem_bit_race", "KUnit race tests for psem's waiters bit",
 		psem_test_bit_lost_wakeup, psem_test_bit_mixed_waiters_bit,

@@ -35,6 +35,16 @@ static void stress_info_stats(struct kunit *test)
 		   s.count[PSEM_STAT_CANCEL]);
 }
 
+/* The first two online CPUs, for a race of two helpers; skips without. */
+static void stress_two_cpus(struct kunit *test, unsigned int *cpu0,
+			    unsigned int *cpu1)
+{
+	*cpu0 = cpumask_first(cpu_online_mask);
+	*cpu1 = cpumask_next(*cpu0, cpu_online_mask);
+	if (*cpu1 >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+}
+
 /* Takes @k permits one of five ways; returns how many it now holds. */
 static long stress_race_take(struct psem *sem, long k, u32 how, int *err)
 {
@@ -241,10 +251,7 @@ static void psem_test_overflow_race(struct kunit *test)
 	struct stress_ovf *o;
 	u64 warned;
 
-	cpu0 = cpumask_first(cpu_online_mask);
-	cpu1 = cpumask_next(cpu0, cpu_online_mask);
-	if (cpu1 >= nr_cpu_ids)
-		kunit_skip(test, "needs two online CPUs");
+	stress_two_cpus(test, &cpu0, &cpu1);
 
 	o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, o);
@@ -367,10 +374,7 @@ static void stress_release_ordering(struct kunit *test, bool fast, bool zero)
 	unsigned int cpu0, cpu1;
 	struct stress_ring *ring;
 
-	cpu0 = cpumask_first(cpu_online_mask);
-	cpu1 = cpumask_next(cpu0, cpu_online_mask);
-	if (cpu1 >= nr_cpu_ids)
-		kunit_skip(test, "needs two online CPUs");
+	stress_two_cpus(test, &cpu0, &cpu1);
 
 	ring = kunit_kzalloc(test, sizeof(*ring), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ring);
@@ -405,22 +409,8 @@ static void stress_release_ordering(struct kunit *test, bool fast, bool zero)
 	stress_info_stats(test);
 }
 
-/* The waiters-bit rule: lock-free also onto an empty "full". */
-static void psem_test_release_ordering_waiters_bit(struct kunit *test)
-{
-	stress_release_ordering(test, true, true);
-}
-
-/* The positive-balance rule: lock-free only on a positive balance. */
-static void psem_test_release_ordering_positive_balance(struct kunit *test)
-{
-	stress_release_ordering(test, true, false);
-}
-
-static void psem_test_release_ordering_locked(struct kunit *test)
-{
-	stress_release_ordering(test, false, true);
-}
+PSEM_TEST_RELEASE_RULE_CASES(psem_test_release_ordering,
+			     stress_release_ordering);
 
 PSEM_TEST_SUITE("psem_stress", "KUnit stress tests for psem's core semaphore",
 		psem_test_race_mixed_fast, psem_test_race_mixed_locked,

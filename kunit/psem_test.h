@@ -449,6 +449,34 @@ do {									\
 			    "balance after " #call);			\
 } while (0)
 
+/**
+ * PSEM_TEST_RELEASE_RULE_CASES - one test case a release rule
+ * @name: the cases are @name_waiters_bit, @name_positive_balance and
+ *        @name_locked
+ * @fn:   the test, void @fn(struct kunit *test, bool fast, bool zero),
+ *        with the fast and zero release switches of the rule to set
+ *
+ * The waiters-bit rule releases lock-free wherever nobody waits, an empty
+ * psem included (fast and zero release on); the positive-balance rule
+ * only onto a positive balance (zero release off); the always-locked rule
+ * never (fast release off).
+ */
+#define PSEM_TEST_RELEASE_RULE_CASES(name, fn)				\
+static void (*const name##_rule_fn)(struct kunit *test, bool fast,	\
+				    bool zero) = fn;			\
+static void name##_waiters_bit(struct kunit *test)			\
+{									\
+	name##_rule_fn(test, true, true);				\
+}									\
+static void name##_positive_balance(struct kunit *test)		\
+{									\
+	name##_rule_fn(test, true, false);				\
+}									\
+static void name##_locked(struct kunit *test)				\
+{									\
+	name##_rule_fn(test, false, true);				\
+}
+
 /* ==== asynchronous waiters ==== */
 
 /**
