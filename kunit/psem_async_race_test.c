@@ -112,24 +112,15 @@ static int async_waiter_fn(struct psem_test_thread *t)
 	return err;
 }
 
-static int async_sleeper_fn(struct psem_test_thread *t)
+/* As long as the async helpers run: their race needs the sleepers. */
+static int async_sleeper_round(struct psem_test_thread *t, unsigned int i)
 {
-	unsigned int i;
+	long k = 1 + psem_test_rand(&t->seed) % 2;
 	int err = 0;
 
-	if (!psem_test_wait_step(t, 1))
-		return -EINTR;
-	/* As long as the async helpers run: their race needs the sleepers. */
-	for (i = 0; i < t->iters || !psem_test_step_posted(t, 2); i++) {
-		long k = 1 + psem_test_rand(&t->seed) % 2;
-
-		if (psem_test_aborted(t))
-			break;
-		psem_test_note(&err, psem_acquire(t->sem, k));
-		udelay(ASYNC_HOLD_US);	/* hold: the async helper must queue */
-		psem_test_note(&err, psem_release(t->sem, k));
-		psem_test_progress(t);
-	}
+	psem_test_note(&err, psem_acquire(t->sem, k));
+	udelay(ASYNC_HOLD_US);	/* hold: the async helper must queue */
+	psem_test_note(&err, psem_release(t->sem, k));
 	return err;
 }
 
@@ -153,7 +144,10 @@ static bool async_raced(struct async_tally **tallies, unsigned int nr)
  */
 static void psem_test_async_cancel_race(struct kunit *test)
 {
-	struct psem_test_thread tmpl = { .iters = race_iters, .n = 2 };
+	struct psem_test_thread tmpl = {
+		.round = async_sleeper_round, .until = 2, .iters = race_iters,
+		.n = 2,
+	};
 	struct psem *sem = psem_test_sem(test, 2);	/* one sleeper can hold all */
 	struct psem_test_ctx *ctx = test->priv;
 	unsigned int i, nr = 0, called = 0, cancelled = 0;
@@ -175,7 +169,7 @@ static void psem_test_async_cancel_race(struct kunit *test)
 		tmpl.arg = tallies[nr++];
 		tmpl.fn = async_waiter_fn;
 		psem_test_spawn(test, &tmpl, cpu);
-		tmpl.fn = async_sleeper_fn;
+		tmpl.fn = NULL;		/* a sleeper: loops on @round */
 		psem_test_spawn(test, &tmpl, cpu);
 	}
 	psem_test_post_step(ctx, 1);
@@ -203,10 +197,6 @@ static void psem_test_async_cancel_race(struct kunit *test)
 			   cancelled, called);
 }
 
-static struct kunit_case async_race_cases[] = {
-	KUNIT_CASE(psem_test_async_cancel_race),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_async_race", async_race_cases,
-		"KUnit race tests for psem's asynchronous waiters");
+PSEM_TEST_SUITE("psem_async_race",
+		"KUnit race tests for psem's asynchronous waiters",
+		psem_test_async_cancel_race);

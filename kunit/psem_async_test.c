@@ -224,16 +224,8 @@ static void psem_test_async_work(struct kunit *test)
 	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
 }
 
-static struct kunit_case async_cases[] = {
-	KUNIT_CASE(psem_test_async_immediate),
-	KUNIT_CASE(psem_test_async_fifo),
-	KUNIT_CASE(psem_test_async_hardirq),
-	KUNIT_CASE(psem_test_async_close_resize),
-	KUNIT_CASE(psem_test_async_callback_releases),
-	KUNIT_CASE(psem_test_async_cancel),
-	KUNIT_CASE(psem_test_async_work),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_async", async_cases,
-		"KUnit tests for psem's asynchronous waiters");
+PSEM_TEST_SUITE("psem_async", "KUnit tests for psem's asynchronous waiters",
+		psem_test_async_immediate, psem_test_async_fifo,
+		psem_test_async_hardirq, psem_test_async_close_resize,
+		psem_test_async_callback_releases, psem_test_async_cancel,
+		psem_test_async_work);

@@ -261,17 +261,9 @@ static void psem_test_reduce_debt(struct kunit *test)
 	PSEM_TEST_EXPECT_IDLE(test, sem, 0);
 }
 
-static struct kunit_case basic_cases[] = {
-	KUNIT_CASE(psem_test_define_psem),
-	KUNIT_CASE(psem_test_init_available),
-	KUNIT_CASE(psem_test_try_acquire),
-	KUNIT_CASE(psem_test_zero_counts),
-	KUNIT_CASE(psem_test_bad_counts),
-	KUNIT_CASE(psem_test_overflow),
-	KUNIT_CASE(psem_test_drain),
-	KUNIT_CASE(psem_test_reduce_debt),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_basic", basic_cases,
-		"KUnit tests for psem's core semaphore: the basics");
+PSEM_TEST_SUITE("psem_basic",
+		"KUnit tests for psem's core semaphore: the basics",
+		psem_test_define_psem, psem_test_init_available,
+		psem_test_try_acquire, psem_test_zero_counts,
+		psem_test_bad_counts, psem_test_overflow, psem_test_drain,
+		psem_test_reduce_debt);

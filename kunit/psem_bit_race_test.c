@@ -41,46 +41,32 @@ struct bit_pair {
 	long		moved;
 };
 
-static int bit_acquirer_fn(struct psem_test_thread *t)
+/* Round @i: announces it, asks for k permits and sleeps until served. */
+static int bit_acquirer_round(struct psem_test_thread *t, unsigned int i)
 {
 	struct bit_pair *p = t->arg;
-	unsigned int i;
-	int err = 0;
+	long k = 1 + (psem_test_rand(&t->seed) & 1);
+	int ret;
 
-	if (!psem_test_wait_step(t, 1))
-		return -EINTR;
-	for (i = 1; i <= t->iters && !psem_test_aborted(t); i++) {
-		long k = 1 + (psem_test_rand(&t->seed) & 1);
-
-		WRITE_ONCE(p->k, k);
-		/* Publishes @k; pairs with the acquire in the releaser. */
-		smp_store_release(&p->round, i);
-		psem_test_note(&err, psem_acquire(p->sem, k));
-		WRITE_ONCE(p->moved, p->moved + k);	/* only this helper */
-		psem_test_progress(t);
-	}
-	return err;
+	WRITE_ONCE(p->k, k);
+	/* Publishes @k; pairs with the acquire in the releaser. */
+	smp_store_release(&p->round, i);
+	ret = psem_acquire(p->sem, k);
+	WRITE_ONCE(p->moved, p->moved + k);	/* only this helper */
+	return ret;
 }
 
-static int bit_releaser_fn(struct psem_test_thread *t)
+/* Round @i: once the acquirer announced it, releases its k in one call. */
+static int bit_releaser_round(struct psem_test_thread *t, unsigned int i)
 {
 	struct bit_pair *p = t->arg;
-	unsigned int i;
-	int err = 0;
+	unsigned int spins = 0;
 
-	if (!psem_test_wait_step(t, 1))
-		return -EINTR;
-	for (i = 1; i <= t->iters && !psem_test_aborted(t); i++) {
-		unsigned int spins = 0;
-
-		/* Pairs with the release in the acquirer. */
-		while (smp_load_acquire(&p->round) < i && !psem_test_aborted(t))
-			if (++spins % 1024 == 0)
-				schedule_timeout_uninterruptible(1);
-		psem_test_note(&err, psem_release(p->sem, READ_ONCE(p->k)));
-		psem_test_progress(t);
-	}
-	return err;
+	/* Pairs with the release in the acquirer. */
+	while (smp_load_acquire(&p->round) < i && !psem_test_aborted(t))
+		if (++spins % 1024 == 0)
+			schedule_timeout_uninterruptible(1);
+	return psem_release(p->sem, READ_ONCE(p->k));
 }
 
 static void psem_test_bit_lost_wakeup(struct kunit *test)
@@ -112,7 +98,7 @@ static void psem_test_bit_lost_wakeup(struct kunit *test)
 		tmpl.arg = pairs[c / 2];
 		tmpl.sem = pairs[c / 2]->sem;
 		tmpl.n = 2;	/* psem_test_unstick() frees a hung acquirer */
-		tmpl.fn = c % 2 ? bit_releaser_fn : bit_acquirer_fn;
+		tmpl.round = c % 2 ? bit_releaser_round : bit_acquirer_round;
 		if (c % 2 == 0)
 			acq[c / 2] = psem_test_spawn(test, &tmpl, cpu);
 		else
@@ -121,7 +107,7 @@ static void psem_test_bit_lost_wakeup(struct kunit *test)
 	}
 	/* One CPU: both helpers of the only pair share it. */
 	if (c < 2) {
-		tmpl.fn = bit_releaser_fn;
+		tmpl.round = bit_releaser_round;
 		psem_test_spawn(test, &tmpl, -1);
 	}
 	psem_test_post_step(test->priv, 1);
@@ -155,61 +141,54 @@ static void psem_test_bit_lost_wakeup(struct kunit *test)
 /* Covers the largest request, so that every acquire can be met. */
 #define BIT_BALANCE	(PSEM_TEST_MAX_TAKE + 2)
 
-static int bit_mixed_fn(struct psem_test_thread *t)
+static int bit_mixed_round(struct psem_test_thread *t, unsigned int i)
 {
 	struct psem *sem = t->sem;
-	unsigned int i;
-	int err = 0;
+	u32 r = psem_test_rand(&t->seed);
+	long k = 1 + (r >> 8) % PSEM_TEST_MAX_TAKE, got;
+	int ret, err = 0;
 
-	if (!psem_test_wait_step(t, 1))
-		return -EINTR;
-	for (i = 0; i < t->iters && !psem_test_aborted(t); i++) {
-		u32 r = psem_test_rand(&t->seed);
-		long k = 1 + (r >> 8) % PSEM_TEST_MAX_TAKE, got;
-		int ret;
-
-		switch (r % 6) {
-		case 0:
-			psem_test_note(&err, psem_acquire(sem, k));
-			break;
-		case 1:
-			ret = psem_acquire_timeout(sem, k, 1 + (r >> 16) % 2);
-			if (ret == -ETIME)
-				k = 0;
-			else
-				psem_test_note(&err, ret);
-			break;
-		case 2:
-			if (!psem_try_acquire(sem, k))
-				k = 0;
-			break;
-		case 3:
-			k = psem_drain(sem, k);
-			break;
-		case 4:
-			/* Owe k, then pay it: the debt path and the bit. */
-			psem_test_note(&err, psem_reduce(sem, k));
-			psem_test_note(&err, psem_release(sem, k));
+	switch (r % 6) {
+	case 0:
+		psem_test_note(&err, psem_acquire(sem, k));
+		break;
+	case 1:
+		ret = psem_acquire_timeout(sem, k, 1 + (r >> 16) % 2);
+		if (ret == -ETIME)
 			k = 0;
-			break;
-		default:
-			got = psem_try_acquire(sem, 1);
-			if (got)
-				psem_test_note(&err, psem_release_all_held(sem, 1));
+		else
+			psem_test_note(&err, ret);
+		break;
+	case 2:
+		if (!psem_try_acquire(sem, k))
 			k = 0;
-			break;
-		}
-		if (k)
-			psem_test_note(&err, psem_release(sem, k));
-		psem_test_progress(t);
+		break;
+	case 3:
+		k = psem_drain(sem, k);
+		break;
+	case 4:
+		/* Owe k, then pay it: the debt path and the bit. */
+		psem_test_note(&err, psem_reduce(sem, k));
+		psem_test_note(&err, psem_release(sem, k));
+		k = 0;
+		break;
+	default:
+		got = psem_try_acquire(sem, 1);
+		if (got)
+			psem_test_note(&err, psem_release_all_held(sem, 1));
+		k = 0;
+		break;
 	}
+	if (k)
+		psem_test_note(&err, psem_release(sem, k));
 	return err;
 }
 
 static void bit_mixed(struct kunit *test, bool fast, bool zero)
 {
 	struct psem_test_thread tmpl = {
-		.fn = bit_mixed_fn, .iters = race_iters, .n = PSEM_TEST_MAX_TAKE,
+		.round = bit_mixed_round, .iters = race_iters,
+		.n = PSEM_TEST_MAX_TAKE,
 	};
 	struct psem *sem = psem_test_sem(test, BIT_BALANCE);
 	unsigned int per_cpu = 2;
@@ -225,31 +204,9 @@ static void bit_mixed(struct kunit *test, bool fast, bool zero)
 	PSEM_TEST_EXPECT_IDLE(test, sem, BIT_BALANCE);
 }
 
-/* The waiters-bit rule. */
-static void psem_test_bit_mixed_waiters_bit(struct kunit *test)
-{
-	bit_mixed(test, true, true);
-}
+PSEM_TEST_RELEASE_RULE_CASES(psem_test_bit_mixed, bit_mixed);
 
-/* The positive-balance rule. */
-static void psem_test_bit_mixed_positive_balance(struct kunit *test)
-{
-	bit_mixed(test, true, false);
-}
-
-/* The always-locked rule. */
-static void psem_test_bit_mixed_locked(struct kunit *test)
-{
-	bit_mixed(test, false, true);
-}
-
-static struct kunit_case bit_race_cases[] = {
-	KUNIT_CASE(psem_test_bit_lost_wakeup),
-	KUNIT_CASE(psem_test_bit_mixed_waiters_bit),
-	KUNIT_CASE(psem_test_bit_mixed_positive_balance),
-	KUNIT_CASE(psem_test_bit_mixed_locked),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_bit_race", bit_race_cases,
-		"KUnit race tests for psem's waiters bit");
+PSEM_TEST_SUITE("psem_bit_race", "KUnit race tests for psem's waiters bit",
+		psem_test_bit_lost_wakeup, psem_test_bit_mixed_waiters_bit,
+		psem_test_bit_mixed_positive_balance,
+		psem_test_bit_mixed_locked);

@@ -171,13 +171,7 @@ static void psem_test_bit_warn_per_caller(struct kunit *test)
 	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
 }
 
-static struct kunit_case bit_cases[] = {
-	KUNIT_CASE(psem_test_bit_zero_release),
-	KUNIT_CASE(psem_test_bit_waiters),
-	KUNIT_CASE(psem_test_bit_debt),
-	KUNIT_CASE(psem_test_bit_cancel),
-	KUNIT_CASE(psem_test_bit_warn_per_caller),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_bit", bit_cases, "KUnit tests for psem's waiters bit");
+PSEM_TEST_SUITE("psem_bit", "KUnit tests for psem's waiters bit",
+		psem_test_bit_zero_release, psem_test_bit_waiters,
+		psem_test_bit_debt, psem_test_bit_cancel,
+		psem_test_bit_warn_per_caller);

@@ -463,19 +463,10 @@ static void psem_test_pool_destroy_hard_put(struct kunit *test)
 	}
 }
 
-static struct kunit_case psem_context_cases[] = {
-	KUNIT_CASE(psem_test_release_hard_timer),
-	KUNIT_CASE(psem_test_release_hard_irq_work),
-	KUNIT_CASE(psem_test_release_hard_lock_free),
-	KUNIT_CASE(psem_test_release_hard_many),
-	KUNIT_CASE(psem_test_rwlock_hard),
-	KUNIT_CASE(psem_test_refuse_hard),
-	KUNIT_CASE(psem_test_park_pays_debt),
-	KUNIT_CASE(psem_test_parked_in_flight),
-	KUNIT_CASE(psem_test_refuse_hard_quietly),
-	KUNIT_CASE(psem_test_pool_destroy_hard_put),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_context", psem_context_cases,
-		"KUnit tests for psem releases from hard-only contexts");
+PSEM_TEST_SUITE("psem_context",
+		"KUnit tests for psem releases from hard-only contexts",
+		psem_test_release_hard_timer, psem_test_release_hard_irq_work,
+		psem_test_release_hard_lock_free, psem_test_release_hard_many,
+		psem_test_rwlock_hard, psem_test_refuse_hard,
+		psem_test_park_pays_debt, psem_test_parked_in_flight,
+		psem_test_refuse_hard_quietly, psem_test_pool_destroy_hard_put);

@@ -58,6 +58,7 @@
 #include "psem_knobs.h"
 #include "psem_mutex.h"
 #include "psem_rwlock.h"
+#include "psem_test.h"
 
 #define PHK_PERMITS	5
 #define PHK_TAKE	2
@@ -231,26 +232,13 @@ static void psem_hostile_write_lock_irqs_off(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psem_warn_count(), f->warns);
 }
 
-static struct kunit_case hostile_cases[] = {
-	KUNIT_CASE(psem_hostile_acquire_preempt_off),
-	KUNIT_CASE(psem_hostile_interruptible_spinlock),
-	KUNIT_CASE(psem_hostile_killable_spinlock_irq),
-	KUNIT_CASE(psem_hostile_timeout_bh_off),
-	KUNIT_CASE(psem_hostile_mutex_preempt_off),
-	KUNIT_CASE(psem_hostile_read_lock_preempt_off),
-	KUNIT_CASE(psem_hostile_write_lock_irqs_off),
-	{}
-};
-
-static struct kunit_suite hostile_suite = {
-	.name		= "psem_hostile",
-	.init		= hostile_init,
-	.test_cases	= hostile_cases,
-};
-
-kunit_test_suites(&hostile_suite);
-
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests for psem's sleeping calls made from atomic context");
+PSEM_TEST_HOOKED_SUITE("psem_hostile",
+		       "KUnit tests for psem's sleeping calls made from atomic context",
+		       hostile_init, NULL,
+		       psem_hostile_acquire_preempt_off,
+		       psem_hostile_interruptible_spinlock,
+		       psem_hostile_killable_spinlock_irq,
+		       psem_hostile_timeout_bh_off,
+		       psem_hostile_mutex_preempt_off,
+		       psem_hostile_read_lock_preempt_off,
+		       psem_hostile_write_lock_irqs_off);

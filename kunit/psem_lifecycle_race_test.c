@@ -28,62 +28,47 @@ struct lifecycle_tally {
 };
 
 /*
- * Acquires and releases random amounts until the test ends (at least
- * @iters, then on until the test posts step 2); every wait ends in exactly
- * one way, served (then it holds the permits and gives them back) or
- * refused (holding nothing).
+ * Acquires and releases a random amount (at least @iters rounds, then on
+ * until the test posts step 2); every wait ends in exactly one way, served
+ * (then it holds the permits and gives them back) or refused (holding
+ * nothing).
  */
-static int lifecycle_worker_fn(struct psem_test_thread *t)
+static int lifecycle_worker_round(struct psem_test_thread *t, unsigned int i)
 {
 	struct lifecycle_tally *tally = t->arg;
-	unsigned int i;
-	int err = 0;
+	u32 r = psem_test_rand(&t->seed);
+	long k = 1 + r % LIFECYCLE_CAPACITY;
+	int ret = r & 256 ? psem_acquire(t->sem, k) :
+			    psem_acquire_killable(t->sem, k);
 
-	if (!psem_test_wait_step(t, 1))
-		return -EINTR;
-	for (i = 0; (i < t->iters || !psem_test_step_posted(t, 2)) && !psem_test_aborted(t); i++) {
-		u32 r = psem_test_rand(&t->seed);
-		long k = 1 + r % LIFECYCLE_CAPACITY;
-		int ret = r & 256 ? psem_acquire(t->sem, k) :
-				    psem_acquire_killable(t->sem, k);
-
-		if (!ret) {
-			atomic_inc(&tally->served);
-			psem_test_note(&err, psem_release(t->sem, k));
-		} else if (ret == -ESHUTDOWN) {
-			atomic_inc(&tally->shut);
-		} else if (ret == -E2BIG) {
-			atomic_inc(&tally->too_big);
-		} else {
-			psem_test_note(&err, ret);
-		}
-		psem_test_progress(t);
+	if (!ret) {
+		atomic_inc(&tally->served);
+		return psem_release(t->sem, k);
 	}
-	return err;
+	if (ret == -ESHUTDOWN)
+		atomic_inc(&tally->shut);
+	else if (ret == -E2BIG)
+		atomic_inc(&tally->too_big);
+	else
+		return ret;	/* neither served nor refused */
+	return 0;
 }
 
 /* Closes and reopens, or resizes, while the workers run. */
-static int lifecycle_churn_fn(struct psem_test_thread *t)
+static int lifecycle_churn_round(struct psem_test_thread *t, unsigned int i)
 {
-	unsigned int i;
+	u32 r = psem_test_rand(&t->seed);
 	int err = 0;
 
-	if (!psem_test_wait_step(t, 1))
-		return -EINTR;
-	for (i = 0; i < t->iters && !psem_test_aborted(t); i++) {
-		u32 r = psem_test_rand(&t->seed);
-
-		if (t->op == PSEM_TEST_ACQUIRE) {	/* close, then reopen */
-			psem_test_note(&err, psem_close(t->sem));
-			schedule_timeout_uninterruptible(r % 2);
-			psem_test_note(&err, psem_reopen(t->sem));
-		} else {
-			psem_test_note(&err, psem_resize(t->sem,
-							 1 + r % (2 * LIFECYCLE_CAPACITY)));
-		}
-		schedule_timeout_uninterruptible(1);
-		psem_test_progress(t);
+	if (t->op == PSEM_TEST_ACQUIRE) {	/* close, then reopen */
+		psem_test_note(&err, psem_close(t->sem));
+		schedule_timeout_uninterruptible(r % 2);
+		psem_test_note(&err, psem_reopen(t->sem));
+	} else {
+		psem_test_note(&err, psem_resize(t->sem,
+						 1 + r % (2 * LIFECYCLE_CAPACITY)));
 	}
+	schedule_timeout_uninterruptible(1);
 	return err;
 }
 
@@ -99,11 +84,13 @@ static void lifecycle_race(struct kunit *test, enum psem_test_op churn)
 	KUNIT_ASSERT_NOT_NULL(test, tally);
 	tmpl.sem = sem;
 	tmpl.arg = tally;
-	tmpl.fn = lifecycle_worker_fn;
+	tmpl.round = lifecycle_worker_round;
+	tmpl.until = 2;
 	tmpl.n = LIFECYCLE_CAPACITY;
 	/* Room for the churner. */
 	psem_test_spawn_per_cpu(test, &tmpl, 2, PSEM_TEST_MAX_THREADS - 1);
-	tmpl.fn = lifecycle_churn_fn;
+	tmpl.round = lifecycle_churn_round;
+	tmpl.until = 0;
 	tmpl.op = churn;
 	tmpl.iters = race_iters / 10;
 	churner = psem_test_spawn(test, &tmpl, -1);
@@ -142,11 +129,6 @@ static void psem_test_resize_race(struct kunit *test)
 	lifecycle_race(test, PSEM_TEST_TIMEOUT);
 }
 
-static struct kunit_case lifecycle_race_cases[] = {
-	KUNIT_CASE(psem_test_close_race),
-	KUNIT_CASE(psem_test_resize_race),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_lifecycle_race", lifecycle_race_cases,
-		"KUnit race tests for psem's lifecycle calls");
+PSEM_TEST_SUITE("psem_lifecycle_race",
+		"KUnit race tests for psem's lifecycle calls",
+		psem_test_close_race, psem_test_resize_race);

@@ -233,16 +233,7 @@ static void psem_test_view(struct kunit *test)
 	PSEM_TEST_EXPECT_IDLE(test, sem, 4);
 }
 
-static struct kunit_case lifecycle_cases[] = {
-	KUNIT_CASE(psem_test_capacity),
-	KUNIT_CASE(psem_test_resize),
-	KUNIT_CASE(psem_test_resize_too_big),
-	KUNIT_CASE(psem_test_close),
-	KUNIT_CASE(psem_test_quiesce),
-	KUNIT_CASE(psem_test_quiesce_resize),
-	KUNIT_CASE(psem_test_view),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_lifecycle", lifecycle_cases,
-		"KUnit tests for psem's lifecycle calls");
+PSEM_TEST_SUITE("psem_lifecycle", "KUnit tests for psem's lifecycle calls",
+		psem_test_capacity, psem_test_resize, psem_test_resize_too_big,
+		psem_test_close, psem_test_quiesce, psem_test_quiesce_resize,
+		psem_test_view);

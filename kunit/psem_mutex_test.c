@@ -395,16 +395,9 @@ out:
 	psem_test_finish(test, fix, &fix->mx.sem, 1);
 }
 
-static struct kunit_case psem_mutex_cases[] = {
-	KUNIT_CASE(psem_mutex_test_exclusion),
-	KUNIT_CASE(psem_mutex_test_fifo),
-	KUNIT_CASE(psem_mutex_test_interruptible),
-	KUNIT_CASE(psem_mutex_test_killable),
-	KUNIT_CASE(psem_mutex_test_trylock_atomic),
-	KUNIT_CASE(psem_mutex_test_non_owner_unlock),
-	KUNIT_CASE(psem_mutex_test_stale_owner_unlock),
-	{}
-};
-
-PSEM_TEST_FIX_SUITE("psem_mutex", psem_mutex_cases,
-		    "KUnit tests for psem's mutex");
+PSEM_TEST_FIX_SUITE("psem_mutex", "KUnit tests for psem's mutex",
+		    psem_mutex_test_exclusion, psem_mutex_test_fifo,
+		    psem_mutex_test_interruptible, psem_mutex_test_killable,
+		    psem_mutex_test_trylock_atomic,
+		    psem_mutex_test_non_owner_unlock,
+		    psem_mutex_test_stale_owner_unlock);

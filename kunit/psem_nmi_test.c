@@ -838,29 +838,10 @@ static void psem_test_nmi_mutex(struct kunit *test)
 	nmi_sender_report(test, &m->nmi);
 }
 
-static struct kunit_case psem_nmi_cases[] = {
-	KUNIT_CASE(psem_test_nmi_wakes_sleeper),
-	KUNIT_CASE(psem_test_nmi_partial_fifo),
-	KUNIT_CASE(psem_test_nmi_grants_async),
-	KUNIT_CASE(psem_test_nmi_lock_free),
-	KUNIT_CASE(psem_test_nmi_close_quiesce_free),
-	KUNIT_CASE(psem_test_nmi_refused),
-	KUNIT_CASE(psem_test_nmi_storm),
-	KUNIT_CASE(psem_test_nmi_rwlock),
-	KUNIT_CASE(psem_test_nmi_mutex),
-	{}
-};
-
-static struct kunit_suite psem_nmi_suite = {
-	.name		= "psem_nmi",
-	.init		= psem_test_init,
-	.exit		= nmi_sender_exit,
-	.test_cases	= psem_nmi_cases,
-};
-
-kunit_test_suite(psem_nmi_suite);
-
-MODULE_DESCRIPTION("KUnit tests for psem calls from NMI");
-MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(PSEM_NS);
-MODULE_IMPORT_NS(PSEM_KNOBS_NS);
+PSEM_TEST_HOOKED_SUITE("psem_nmi", "KUnit tests for psem calls from NMI",
+		       psem_test_init, nmi_sender_exit,
+		       psem_test_nmi_wakes_sleeper, psem_test_nmi_partial_fifo,
+		       psem_test_nmi_grants_async, psem_test_nmi_lock_free,
+		       psem_test_nmi_close_quiesce_free, psem_test_nmi_refused,
+		       psem_test_nmi_storm, psem_test_nmi_rwlock,
+		       psem_test_nmi_mutex);

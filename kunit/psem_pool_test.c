@@ -452,17 +452,9 @@ out:
 	psem_test_finish(test, fix, &fix->pool.sem, 3);
 }
 
-static struct kunit_case psem_pool_cases[] = {
-	KUNIT_CASE(psem_pool_test_stress_scarce),
-	KUNIT_CASE(psem_pool_test_stress_plenty),
-	KUNIT_CASE(psem_pool_test_get_sleeps_fifo),
-	KUNIT_CASE(psem_pool_test_get_interruptible),
-	KUNIT_CASE(psem_pool_test_get_killable),
-	KUNIT_CASE(psem_pool_test_bad_input),
-	KUNIT_CASE(psem_pool_test_put_fast_path),
-	KUNIT_CASE(psem_pool_test_double_put),
-	{}
-};
-
-PSEM_TEST_FIX_SUITE("psem_pool", psem_pool_cases,
-		    "KUnit tests for psem's object pool");
+PSEM_TEST_FIX_SUITE("psem_pool", "KUnit tests for psem's object pool",
+		    psem_pool_test_stress_scarce, psem_pool_test_stress_plenty,
+		    psem_pool_test_get_sleeps_fifo,
+		    psem_pool_test_get_interruptible,
+		    psem_pool_test_get_killable, psem_pool_test_bad_input,
+		    psem_pool_test_put_fast_path, psem_pool_test_double_put);

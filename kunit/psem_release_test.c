@@ -303,15 +303,7 @@ static void psem_test_lock_free_in_hardirq(struct kunit *test)
 	PSEM_TEST_EXPECT_IDLE(test, sem, 3);
 }
 
-static struct kunit_case release_cases[] = {
-	KUNIT_CASE(psem_test_release_lock_free),
-	KUNIT_CASE(psem_test_handoff),
-	KUNIT_CASE(psem_test_locked_on_positive),
-	KUNIT_CASE(psem_test_flag_honoured),
-	KUNIT_CASE(psem_test_release_in_hardirq),
-	KUNIT_CASE(psem_test_lock_free_in_hardirq),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_release", release_cases,
-		"KUnit tests for psem's release paths");
+PSEM_TEST_SUITE("psem_release", "KUnit tests for psem's release paths",
+		psem_test_release_lock_free, psem_test_handoff,
+		psem_test_locked_on_positive, psem_test_flag_honoured,
+		psem_test_release_in_hardirq, psem_test_lock_free_in_hardirq);

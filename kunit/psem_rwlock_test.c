@@ -549,18 +549,13 @@ out:
 	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
-static struct kunit_case psem_rwlock_cases[] = {
-	KUNIT_CASE(psem_rwlock_test_exclusion),
-	KUNIT_CASE(psem_rwlock_test_writer_fairness),
-	KUNIT_CASE(psem_rwlock_test_downgrade),
-	KUNIT_CASE(psem_rwlock_test_write_interruptible),
-	KUNIT_CASE(psem_rwlock_test_write_killable),
-	KUNIT_CASE(psem_rwlock_test_trylock_atomic),
-	KUNIT_CASE(psem_rwlock_test_reader_limit),
-	KUNIT_CASE(psem_rwlock_test_read_unlock_fast_path),
-	KUNIT_CASE(psem_rwlock_test_non_owner),
-	{}
-};
-
-PSEM_TEST_FIX_SUITE("psem_rwlock", psem_rwlock_cases,
-		    "KUnit tests for psem's rwlock");
+PSEM_TEST_FIX_SUITE("psem_rwlock", "KUnit tests for psem's rwlock",
+		    psem_rwlock_test_exclusion,
+		    psem_rwlock_test_writer_fairness,
+		    psem_rwlock_test_downgrade,
+		    psem_rwlock_test_write_interruptible,
+		    psem_rwlock_test_write_killable,
+		    psem_rwlock_test_trylock_atomic,
+		    psem_rwlock_test_reader_limit,
+		    psem_rwlock_test_read_unlock_fast_path,
+		    psem_rwlock_test_non_owner);

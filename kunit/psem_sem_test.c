@@ -153,13 +153,7 @@ static void psem_sem_test_down_closed(struct kunit *test)
 	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
 }
 
-static struct kunit_case psem_sem_cases[] = {
-	KUNIT_CASE(psem_sem_test_binary),
-	KUNIT_CASE(psem_sem_test_held_with_waiters),
-	KUNIT_CASE(psem_sem_test_up_from_work),
-	KUNIT_CASE(psem_sem_test_down_closed),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_sem", psem_sem_cases,
-		"KUnit tests for psem as a drop-in for struct semaphore");
+PSEM_TEST_SUITE("psem_sem",
+		"KUnit tests for psem as a drop-in for struct semaphore",
+		psem_sem_test_binary, psem_sem_test_held_with_waiters,
+		psem_sem_test_up_from_work, psem_sem_test_down_closed);

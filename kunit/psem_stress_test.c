@@ -35,6 +35,16 @@ static void stress_info_stats(struct kunit *test)
 		   s.count[PSEM_STAT_CANCEL]);
 }
 
+/* The first two online CPUs, for a race of two helpers; skips without. */
+static void stress_two_cpus(struct kunit *test, unsigned int *cpu0,
+			    unsigned int *cpu1)
+{
+	*cpu0 = cpumask_first(cpu_online_mask);
+	*cpu1 = cpumask_next(*cpu0, cpu_online_mask);
+	if (*cpu1 >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+}
+
 /* Takes @k permits one of five ways; returns how many it now holds. */
 static long stress_race_take(struct psem *sem, long k, u32 how, int *err)
 {
@@ -83,20 +93,13 @@ static void stress_race_give(struct psem *sem, long held, u32 how, int *err)
 	}
 }
 
-static int stress_race_fn(struct psem_test_thread *t)
+static int stress_race_round(struct psem_test_thread *t, unsigned int i)
 {
-	unsigned int i;
+	long k = 1 + psem_test_rand(&t->seed) % PSEM_TEST_MAX_TAKE;
 	int err = 0;
+	long held = stress_race_take(t->sem, k, psem_test_rand(&t->seed), &err);
 
-	if (!psem_test_wait_step(t, 1))
-		return -EINTR;
-	for (i = 0; i < t->iters && !psem_test_aborted(t); i++) {
-		long k = 1 + psem_test_rand(&t->seed) % PSEM_TEST_MAX_TAKE;
-		long held = stress_race_take(t->sem, k, psem_test_rand(&t->seed), &err);
-
-		stress_race_give(t->sem, held, psem_test_rand(&t->seed), &err);
-		psem_test_progress(t);
-	}
+	stress_race_give(t->sem, held, psem_test_rand(&t->seed), &err);
 	return err;
 }
 
@@ -109,7 +112,8 @@ static void stress_race_mixed(struct kunit *test, bool fast)
 {
 	const long initial = PSEM_TEST_MAX_TAKE + 2;
 	struct psem_test_thread tmpl = {
-		.fn = stress_race_fn, .n = PSEM_TEST_MAX_TAKE, .iters = stress_iters,
+		.round = stress_race_round, .n = PSEM_TEST_MAX_TAKE,
+		.iters = stress_iters,
 	};
 
 	tmpl.sem = psem_test_sem(test, initial);
@@ -136,27 +140,19 @@ static void psem_test_race_mixed_locked(struct kunit *test)
 	stress_race_mixed(test, false);
 }
 
-static int stress_flag_fn(struct psem_test_thread *t)
+/* At least @iters rounds, then on until the test posts step 2. */
+static int stress_flag_round(struct psem_test_thread *t, unsigned int i)
 {
-	unsigned int i;
 	int err = 0;
 
-	if (!psem_test_wait_step(t, 1))
-		return -EINTR;
-	/* At least @iters, then on until the test posts step 2. */
-	for (i = 0; i < t->iters || !psem_test_step_posted(t, 2); i++) {
-		if (psem_test_aborted(t))
-			break;
-		psem_test_progress(t);
-		if (!psem_try_acquire(t->sem, 2))
-			continue;
+	if (!psem_try_acquire(t->sem, 2))
+		return 0;
+	psem_test_note(&err, psem_release(t->sem, 1));
+	/* Half the time a locked release on a positive balance. */
+	if (i & 1)
+		psem_test_note(&err, psem_release_all_held(t->sem, 1));
+	else
 		psem_test_note(&err, psem_release(t->sem, 1));
-		/* Half the time a locked release on a positive balance. */
-		if (i & 1)
-			psem_test_note(&err, psem_release_all_held(t->sem, 1));
-		else
-			psem_test_note(&err, psem_release(t->sem, 1));
-	}
 	return err;
 }
 
@@ -174,7 +170,7 @@ static void stress_flag_race(struct kunit *test, bool flag)
 					 PSEM_STAT_FAST_CAS_FAIL;
 	const long initial = 64;
 	struct psem_test_thread tmpl = {
-		.fn = stress_flag_fn, .iters = 4 * stress_iters,
+		.round = stress_flag_round, .iters = 4 * stress_iters, .until = 2,
 	};
 	bool raced;
 
@@ -255,10 +251,7 @@ static void psem_test_overflow_race(struct kunit *test)
 	struct stress_ovf *o;
 	u64 warned;
 
-	cpu0 = cpumask_first(cpu_online_mask);
-	cpu1 = cpumask_next(cpu0, cpu_online_mask);
-	if (cpu1 >= nr_cpu_ids)
-		kunit_skip(test, "needs two online CPUs");
+	stress_two_cpus(test, &cpu0, &cpu1);
 
 	o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, o);
@@ -318,46 +311,34 @@ struct stress_ring {
 	unsigned long	mismatches;
 };
 
-static int stress_writer_fn(struct psem_test_thread *t)
+/* Message @i: waits for an empty slot, fills it, and marks it full. */
+static int stress_writer_round(struct psem_test_thread *t, unsigned int i)
 {
 	struct stress_ring *ring = t->arg;
-	unsigned long i;
+	struct stress_slot *s = &ring->slot[i % STRESS_SLOTS];
 	int err = 0;
 
-	if (!psem_test_wait_step(t, 1))
-		return -EINTR;
-	for (i = 1; i <= t->iters && !psem_test_aborted(t); i++) {
-		struct stress_slot *s = &ring->slot[i % STRESS_SLOTS];
-
-		psem_test_note(&err, psem_acquire(ring->empty, 1));
-		s->seq = i;
-		s->val[0] = i * 3;
-		s->val[1] = ~i;
-		s->val[2] = i ^ 0xa5a5;
-		psem_test_note(&err, psem_release(ring->full, 1));
-		psem_test_progress(t);
-	}
+	psem_test_note(&err, psem_acquire(ring->empty, 1));
+	s->seq = i;
+	s->val[0] = i * 3UL;
+	s->val[1] = ~(unsigned long)i;
+	s->val[2] = i ^ 0xa5a5UL;
+	psem_test_note(&err, psem_release(ring->full, 1));
 	return err;
 }
 
-static int stress_reader_fn(struct psem_test_thread *t)
+/* Message @i: waits for a full slot, checks it, and frees it. */
+static int stress_reader_round(struct psem_test_thread *t, unsigned int i)
 {
 	struct stress_ring *ring = t->arg;
-	unsigned long i;
+	struct stress_slot *s = &ring->slot[i % STRESS_SLOTS];
 	int err = 0;
 
-	if (!psem_test_wait_step(t, 1))
-		return -EINTR;
-	for (i = 1; i <= t->iters && !psem_test_aborted(t); i++) {
-		struct stress_slot *s = &ring->slot[i % STRESS_SLOTS];
-
-		psem_test_note(&err, psem_acquire(ring->full, 1));
-		if (s->seq != i || s->val[0] != i * 3 || s->val[1] != ~i ||
-		    s->val[2] != (i ^ 0xa5a5))
-			ring->mismatches++;
-		psem_test_note(&err, psem_release(ring->empty, 1));
-		psem_test_progress(t);
-	}
+	psem_test_note(&err, psem_acquire(ring->full, 1));
+	if (s->seq != i || s->val[0] != i * 3UL ||
+	    s->val[1] != ~(unsigned long)i || s->val[2] != (i ^ 0xa5a5UL))
+		ring->mismatches++;
+	psem_test_note(&err, psem_release(ring->empty, 1));
 	return err;
 }
 
@@ -393,10 +374,7 @@ static void stress_release_ordering(struct kunit *test, bool fast, bool zero)
 	unsigned int cpu0, cpu1;
 	struct stress_ring *ring;
 
-	cpu0 = cpumask_first(cpu_online_mask);
-	cpu1 = cpumask_next(cpu0, cpu_online_mask);
-	if (cpu1 >= nr_cpu_ids)
-		kunit_skip(test, "needs two online CPUs");
+	stress_two_cpus(test, &cpu0, &cpu1);
 
 	ring = kunit_kzalloc(test, sizeof(*ring), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ring);
@@ -408,10 +386,10 @@ static void stress_release_ordering(struct kunit *test, bool fast, bool zero)
 	psem_set_zero_release(zero);
 	psem_test_stats_start();
 
-	tmpl.fn = stress_writer_fn;
+	tmpl.round = stress_writer_round;
 	tmpl.sem = ring->empty;
 	w = psem_test_spawn(test, &tmpl, cpu0);
-	tmpl.fn = stress_reader_fn;
+	tmpl.round = stress_reader_round;
 	tmpl.sem = ring->full;
 	r = psem_test_spawn(test, &tmpl, cpu1);
 	psem_test_post_step(test->priv, 1);
@@ -431,34 +409,12 @@ static void stress_release_ordering(struct kunit *test, bool fast, bool zero)
 	stress_info_stats(test);
 }
 
-/* The waiters-bit rule: lock-free also onto an empty "full". */
-static void psem_test_release_ordering_waiters_bit(struct kunit *test)
-{
-	stress_release_ordering(test, true, true);
-}
+PSEM_TEST_RELEASE_RULE_CASES(psem_test_release_ordering,
+			     stress_release_ordering);
 
-/* The positive-balance rule: lock-free only on a positive balance. */
-static void psem_test_release_ordering_positive_balance(struct kunit *test)
-{
-	stress_release_ordering(test, true, false);
-}
-
-static void psem_test_release_ordering_locked(struct kunit *test)
-{
-	stress_release_ordering(test, false, true);
-}
-
-static struct kunit_case stress_cases[] = {
-	KUNIT_CASE(psem_test_race_mixed_fast),
-	KUNIT_CASE(psem_test_race_mixed_locked),
-	KUNIT_CASE(psem_test_flag_race_on),
-	KUNIT_CASE(psem_test_flag_race_off),
-	KUNIT_CASE(psem_test_overflow_race),
-	KUNIT_CASE(psem_test_release_ordering_waiters_bit),
-	KUNIT_CASE(psem_test_release_ordering_positive_balance),
-	KUNIT_CASE(psem_test_release_ordering_locked),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_stress", stress_cases,
-		"KUnit stress tests for psem's core semaphore");
+PSEM_TEST_SUITE("psem_stress", "KUnit stress tests for psem's core semaphore",
+		psem_test_race_mixed_fast, psem_test_race_mixed_locked,
+		psem_test_flag_race_on, psem_test_flag_race_off,
+		psem_test_overflow_race, psem_test_release_ordering_waiters_bit,
+		psem_test_release_ordering_positive_balance,
+		psem_test_release_ordering_locked);

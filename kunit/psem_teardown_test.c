@@ -551,21 +551,10 @@ static void psem_test_return_values(struct kunit *test)
 	psem_set_quiet_warnings(false);
 }
 
-static struct kunit_case psem_teardown_cases[] = {
-	KUNIT_CASE(psem_test_close_quiesce_free),
-	KUNIT_CASE(psem_test_cancel_once),
-	KUNIT_CASE(psem_test_cancel_sync_rearm),
-	KUNIT_CASE(psem_test_cancel_work_sync),
-	KUNIT_CASE(psem_test_cancel_work_requeue),
-	KUNIT_CASE(psem_test_callback_chain),
-	KUNIT_CASE(psem_test_close_many_async),
-	KUNIT_CASE(psem_test_closed_release_overflow),
-	KUNIT_CASE(psem_test_release_all_held_capacity),
-	KUNIT_CASE(psem_test_quiesce_fifo),
-	KUNIT_CASE(psem_test_debugfs_dot_names),
-	KUNIT_CASE(psem_test_return_values),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_teardown", psem_teardown_cases,
-		"KUnit tests for psem teardown and withdrawal");
+PSEM_TEST_SUITE("psem_teardown", "KUnit tests for psem teardown and withdrawal",
+		psem_test_close_quiesce_free, psem_test_cancel_once,
+		psem_test_cancel_sync_rearm, psem_test_cancel_work_sync,
+		psem_test_cancel_work_requeue, psem_test_callback_chain,
+		psem_test_close_many_async, psem_test_closed_release_overflow,
+		psem_test_release_all_held_capacity, psem_test_quiesce_fifo,
+		psem_test_debugfs_dot_names, psem_test_return_values);

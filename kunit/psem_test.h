@@ -179,12 +179,16 @@ enum psem_test_op {
 
 /**
  * struct psem_test_thread - a helper kthread and its results
- * @fn:       the work; its return value lands in @ret
+ * @fn:       the work; its return value lands in @ret. Without it the
+ *            helper loops (psem_test_loop()): one @round a pass
+ * @round:    for a looping helper: pass @i of the loop, from 1
+ * @until:    for a looping helper: 0, or the step that it goes on past
+ *            @iters passes until the test posts
  * @sem:      the psem it works on; a hung helper is sent @n permits there
  * @n:        permits to ask for (waiters) or to unblock it (stress)
  * @op:       for waiters: which acquire to call
  * @timeout:  for PSEM_TEST_TIMEOUT: the timeout in jiffies
- * @iters:    for loops: the number of iterations
+ * @iters:    for loops: the number of iterations (passes of @round)
  * @arg:      test-specific shared state
  * @task:     the kthread, NULL once stopped
  * @ctx:      the test's context
@@ -197,6 +201,9 @@ enum psem_test_op {
  */
 struct psem_test_thread {
 	int			(*fn)(struct psem_test_thread *t);
+	int			(*round)(struct psem_test_thread *t,
+					 unsigned int i);
+	unsigned int		until;
 	struct psem		*sem;
 	long			n;
 	enum psem_test_op	op;
@@ -218,16 +225,48 @@ int psem_test_init(struct kunit *test);
 void psem_test_exit(struct kunit *test);
 
 /*
- * A module's one suite, @sname ("psem_..."; the module is @sname_kunit.ko,
- * see kunit/Kbuild), with its @cases, the module's @desc and the suite's
- * hooks (designated initialisers). scripts/lib.sh's suites_in() reads the
- * suite's name from the line that uses one of the macros below.
+ * __PSEM_CASES(a, b, ...): [0] = KUNIT_CASE(a), [1] = KUNIT_CASE(b), ...,
+ * the entries of a suite's case array, psem_test_nr_cases of them, 12 at
+ * most (COUNT_ARGS() counts no further in Linux 6.1). __PSEM_CASESn(c, ...)
+ * puts c in the nth entry from the end, before the entries of the rest.
  */
-#define __PSEM_TEST_SUITE(sname, cases, desc, ...)			\
+#define __PSEM_CASE(n, c, rest)	\
+	[psem_test_nr_cases - (n)] = KUNIT_CASE(c), rest
+#define __PSEM_CASES1(c)	\
+	[psem_test_nr_cases - 1] = KUNIT_CASE(c),
+#define __PSEM_CASES2(c, ...)	__PSEM_CASE(2, c, __PSEM_CASES1(__VA_ARGS__))
+#define __PSEM_CASES3(c, ...)	__PSEM_CASE(3, c, __PSEM_CASES2(__VA_ARGS__))
+#define __PSEM_CASES4(c, ...)	__PSEM_CASE(4, c, __PSEM_CASES3(__VA_ARGS__))
+#define __PSEM_CASES5(c, ...)	__PSEM_CASE(5, c, __PSEM_CASES4(__VA_ARGS__))
+#define __PSEM_CASES6(c, ...)	__PSEM_CASE(6, c, __PSEM_CASES5(__VA_ARGS__))
+#define __PSEM_CASES7(c, ...)	__PSEM_CASE(7, c, __PSEM_CASES6(__VA_ARGS__))
+#define __PSEM_CASES8(c, ...)	__PSEM_CASE(8, c, __PSEM_CASES7(__VA_ARGS__))
+#define __PSEM_CASES9(c, ...)	__PSEM_CASE(9, c, __PSEM_CASES8(__VA_ARGS__))
+#define __PSEM_CASES10(c, ...)	__PSEM_CASE(10, c, __PSEM_CASES9(__VA_ARGS__))
+#define __PSEM_CASES11(c, ...)	__PSEM_CASE(11, c, __PSEM_CASES10(__VA_ARGS__))
+#define __PSEM_CASES12(c, ...)	__PSEM_CASE(12, c, __PSEM_CASES11(__VA_ARGS__))
+#define __PSEM_CASES(...)	\
+	CONCATENATE(__PSEM_CASES, COUNT_ARGS(__VA_ARGS__))(__VA_ARGS__)
+
+/*
+ * A module's one suite, @sname ("psem_..."; the module is @sname_kunit.ko,
+ * see kunit/Kbuild), with the module's @desc, the suite's hooks (NULL for
+ * none) and its cases, the test functions named after the hooks.
+ * scripts/lib.sh's suites_in() reads the suite's name from the line that
+ * uses one of the macros below.
+ */
+#define __PSEM_TEST_SUITE(sname, desc, _suite_init, _init, _exit, ...)	\
+	enum { psem_test_nr_cases = COUNT_ARGS(__VA_ARGS__) };		\
+	static struct kunit_case psem_test_cases[] = {			\
+		__PSEM_CASES(__VA_ARGS__)				\
+		[psem_test_nr_cases] = {}				\
+	};								\
 	static struct kunit_suite psem_test_suite = {			\
 		.name		= sname,				\
-		.test_cases	= cases,				\
-		__VA_ARGS__						\
+		.suite_init	= _suite_init,				\
+		.init		= _init,				\
+		.exit		= _exit,				\
+		.test_cases	= psem_test_cases,			\
 	};								\
 	kunit_test_suites(&psem_test_suite);				\
 	MODULE_IMPORT_NS(PSEM_NS);					\
@@ -239,12 +278,34 @@ void psem_test_exit(struct kunit *test);
  * PSEM_TEST_SUITE - define a module's one suite, each case run in the
  *                   library's context (psem_test_init(), psem_test_exit())
  * @sname: the suite's name, a string literal
- * @cases: its NULL-terminated &struct kunit_case array
  * @desc:  the module's description
+ * @...:   the test cases' functions, 16 at most, in the order they run
  */
-#define PSEM_TEST_SUITE(sname, cases, desc)				\
-	__PSEM_TEST_SUITE(sname, cases, desc,				\
-			  .init = psem_test_init, .exit = psem_test_exit)
+#define PSEM_TEST_SUITE(sname, desc, ...)				\
+	__PSEM_TEST_SUITE(sname, desc, NULL, psem_test_init,		\
+			  psem_test_exit, __VA_ARGS__)
+
+/**
+ * PSEM_TEST_FIX_SUITE - define a module's one suite of lock fixture cases
+ *                       (psem_test_suite_init(), psem_test_case_exit())
+ * @sname: the suite's name, a string literal
+ * @desc:  the module's description
+ * @...:   the test cases' functions, 16 at most, in the order they run
+ */
+#define PSEM_TEST_FIX_SUITE(sname, desc, ...)				\
+	__PSEM_TEST_SUITE(sname, desc, psem_test_suite_init, NULL,	\
+			  psem_test_case_exit, __VA_ARGS__)
+
+/**
+ * PSEM_TEST_HOOKED_SUITE - define a module's one suite with hooks of its own
+ * @sname: the suite's name, a string literal
+ * @desc:  the module's description
+ * @init:  the suite's .init, or NULL
+ * @exit:  the suite's .exit, or NULL
+ * @...:   the test cases' functions, 16 at most, in the order they run
+ */
+#define PSEM_TEST_HOOKED_SUITE(sname, desc, init, exit, ...)		\
+	__PSEM_TEST_SUITE(sname, desc, NULL, init, exit, __VA_ARGS__)
 
 struct psem_test_thread *psem_test_spawn(struct kunit *test,
 					 const struct psem_test_thread *tmpl,
@@ -387,6 +448,34 @@ do {									\
 	KUNIT_EXPECT_EQ_MSG(__test, psem_available(__sem), __avail,	\
 			    "balance after " #call);			\
 } while (0)
+
+/**
+ * PSEM_TEST_RELEASE_RULE_CASES - one test case a release rule
+ * @name: the cases are @name_waiters_bit, @name_positive_balance and
+ *        @name_locked
+ * @fn:   the test, void @fn(struct kunit *test, bool fast, bool zero),
+ *        with the fast and zero release switches of the rule to set
+ *
+ * The waiters-bit rule releases lock-free wherever nobody waits, an empty
+ * psem included (fast and zero release on); the positive-balance rule
+ * only onto a positive balance (zero release off); the always-locked rule
+ * never (fast release off).
+ */
+#define PSEM_TEST_RELEASE_RULE_CASES(name, fn)				\
+static void (*const name##_rule_fn)(struct kunit *test, bool fast,	\
+				    bool zero) = fn;			\
+static void name##_waiters_bit(struct kunit *test)			\
+{									\
+	name##_rule_fn(test, true, true);				\
+}									\
+static void name##_positive_balance(struct kunit *test)		\
+{									\
+	name##_rule_fn(test, true, false);				\
+}									\
+static void name##_locked(struct kunit *test)				\
+{									\
+	name##_rule_fn(test, false, true);				\
+}
 
 /* ==== asynchronous waiters ==== */
 
@@ -587,18 +676,6 @@ struct psem_test_fix {
 
 int psem_test_suite_init(struct kunit_suite *suite);
 void psem_test_case_exit(struct kunit *test);
-
-/**
- * PSEM_TEST_FIX_SUITE - define a module's one suite of lock fixture cases
- *                       (psem_test_suite_init(), psem_test_case_exit())
- * @sname: the suite's name, a string literal
- * @cases: its NULL-terminated &struct kunit_case array
- * @desc:  the module's description
- */
-#define PSEM_TEST_FIX_SUITE(sname, cases, desc)				\
-	__PSEM_TEST_SUITE(sname, cases, desc,				\
-			  .suite_init = psem_test_suite_init,		\
-			  .exit = psem_test_case_exit)
 
 struct psem_test_fix *psem_test_fix_new(unsigned int max_workers);
 int psem_test_pool_init(struct psem_test_fix *fix, unsigned int capacity);

@@ -23,6 +23,29 @@
 
 /* ==== helper threads of a test case ==== */
 
+/*
+ * The work of a helper without @fn: once the test posts step 1, @round
+ * for passes 1 to @iters, and then on until the test posts @until (if
+ * set); each pass counts as progress. It stops early once the test gives
+ * up, and returns the first error a pass returned.
+ */
+static int psem_test_loop(struct psem_test_thread *t)
+{
+	unsigned int i;
+	int err = 0;
+
+	if (!psem_test_wait_step(t, 1))
+		return -EINTR;
+	for (i = 1; i <= t->iters ||
+	     (t->until && !psem_test_step_posted(t, t->until)); i++) {
+		if (psem_test_aborted(t))
+			break;
+		psem_test_note(&err, t->round(t, i));
+		psem_test_progress(t);
+	}
+	return err;
+}
+
 static int psem_test_thread_main(void *data)
 {
 	struct psem_test_thread *t = data;
@@ -38,7 +61,7 @@ static int psem_test_thread_main(void *data)
 	if (t->op == PSEM_TEST_KILLABLE)
 		kernel_sigaction(SIGKILL, SIG_DFL);
 
-	t->ret = t->fn(t);
+	t->ret = t->fn ? t->fn(t) : psem_test_loop(t);
 	t->rank = atomic_inc_return(&t->ctx->finished);
 	flush_signals(current);
 	/* Publishes @ret and @rank; pairs with psem_test_done(). */
@@ -75,7 +98,7 @@ u32 psem_test_rand(u32 *state)
 /**
  * psem_test_spawn() - start a helper kthread
  * @test: the test case, set up by psem_test_init()
- * @tmpl: what the helper is to do: @fn and its inputs; copied
+ * @tmpl: what the helper is to do: @fn (or @round) and its inputs; copied
  * @cpu:  the CPU to bind it to, or a negative number for none
  *
  * The helper runs at once: a created kthread that never ran would make

@@ -286,18 +286,9 @@ static void psem_test_debt_before_waiters(struct kunit *test)
 	psem_test_reap_all(test);
 }
 
-static struct kunit_case waiters_cases[] = {
-	KUNIT_CASE(psem_test_fifo_mixed_sizes),
-	KUNIT_CASE(psem_test_fifo_batch),
-	KUNIT_CASE(psem_test_waiter_not_overtaken),
-	KUNIT_CASE(psem_test_interruptible_partial),
-	KUNIT_CASE(psem_test_killable_partial),
-	KUNIT_CASE(psem_test_timeout_partial),
-	KUNIT_CASE(psem_test_timeout_nothing_assigned),
-	KUNIT_CASE(psem_test_served_then_signalled),
-	KUNIT_CASE(psem_test_debt_before_waiters),
-	{}
-};
-
-PSEM_TEST_SUITE("psem_waiters", waiters_cases,
-		"KUnit tests for psem's waiters");
+PSEM_TEST_SUITE("psem_waiters", "KUnit tests for psem's waiters",
+		psem_test_fifo_mixed_sizes, psem_test_fifo_batch,
+		psem_test_waiter_not_overtaken, psem_test_interruptible_partial,
+		psem_test_killable_partial, psem_test_timeout_partial,
+		psem_test_timeout_nothing_assigned,
+		psem_test_served_then_signalled, psem_test_debt_before_waiters);

@@ -74,7 +74,8 @@ stock_kernel() {
 }
 
 # suites_in FILE...: the KUnit suites the C files define (every
-# `.name = "psem..."` and `PSEM_TEST_[FIX_]SUITE("psem..."`), one a line.
+# `.name = "psem..."` and `PSEM_TEST_*SUITE("psem..."` at the start of a
+# line), one a line.
 suites_in() {
 	cat "$@" 2>/dev/null |
 		sed -n -e 's/.*\.name[[:space:]]*=[[:space:]]*"\(psem[A-Za-z0-9_]*\)".*/\1/p' \
