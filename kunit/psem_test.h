@@ -226,10 +226,16 @@ void psem_test_exit(struct kunit *test);
 
 /*
  * __PSEM_CASES(a, b, ...): [0] = KUNIT_CASE(a), [1] = KUNIT_CASE(b), ...,
- * the entries of a suite's case array, psem_test_nr_cases of them, 12 at
- * most (COUNT_ARGS() counts no further in Linux 6.1). __PSEM_CASESn(c, ...)
- * puts c in the nth entry from the end, before the entries of the rest.
+ * the entries of a suite's case array, psem_test_nr_cases of them, 20 at
+ * most (a suite with more should be two). __PSEM_CASESn(c, ...) puts c in
+ * the nth entry from the end, before the entries of the rest. The count is
+ * the library's own: the kernel's COUNT_ARGS() stops at 12 in Linux 6.1.
  */
+#define __PSEM_NR_CASES(...)						\
+	__PSEM_NR_CASES_N(__VA_ARGS__, 20, 19, 18, 17, 16, 15, 14, 13, 12,	\
+			  11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
+#define __PSEM_NR_CASES_N(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11,	\
+			  _12, _13, _14, _15, _16, _17, _18, _19, _20, n, ...) n
 #define __PSEM_CASE(n, c, rest)	\
 	[psem_test_nr_cases - (n)] = KUNIT_CASE(c), rest
 #define __PSEM_CASES1(c)	\
@@ -245,8 +251,16 @@ void psem_test_exit(struct kunit *test);
 #define __PSEM_CASES10(c, ...)	__PSEM_CASE(10, c, __PSEM_CASES9(__VA_ARGS__))
 #define __PSEM_CASES11(c, ...)	__PSEM_CASE(11, c, __PSEM_CASES10(__VA_ARGS__))
 #define __PSEM_CASES12(c, ...)	__PSEM_CASE(12, c, __PSEM_CASES11(__VA_ARGS__))
+#define __PSEM_CASES13(c, ...)	__PSEM_CASE(13, c, __PSEM_CASES12(__VA_ARGS__))
+#define __PSEM_CASES14(c, ...)	__PSEM_CASE(14, c, __PSEM_CASES13(__VA_ARGS__))
+#define __PSEM_CASES15(c, ...)	__PSEM_CASE(15, c, __PSEM_CASES14(__VA_ARGS__))
+#define __PSEM_CASES16(c, ...)	__PSEM_CASE(16, c, __PSEM_CASES15(__VA_ARGS__))
+#define __PSEM_CASES17(c, ...)	__PSEM_CASE(17, c, __PSEM_CASES16(__VA_ARGS__))
+#define __PSEM_CASES18(c, ...)	__PSEM_CASE(18, c, __PSEM_CASES17(__VA_ARGS__))
+#define __PSEM_CASES19(c, ...)	__PSEM_CASE(19, c, __PSEM_CASES18(__VA_ARGS__))
+#define __PSEM_CASES20(c, ...)	__PSEM_CASE(20, c, __PSEM_CASES19(__VA_ARGS__))
 #define __PSEM_CASES(...)	\
-	CONCATENATE(__PSEM_CASES, COUNT_ARGS(__VA_ARGS__))(__VA_ARGS__)
+	CONCATENATE(__PSEM_CASES, __PSEM_NR_CASES(__VA_ARGS__))(__VA_ARGS__)
 
 /*
  * A module's one suite, @sname ("psem_..."; the module is @sname_kunit.ko,
@@ -256,7 +270,7 @@ void psem_test_exit(struct kunit *test);
  * uses one of the macros below.
  */
 #define __PSEM_TEST_SUITE(sname, desc, _suite_init, _init, _exit, ...)	\
-	enum { psem_test_nr_cases = COUNT_ARGS(__VA_ARGS__) };		\
+	enum { psem_test_nr_cases = __PSEM_NR_CASES(__VA_ARGS__) };		\
 	static struct kunit_case psem_test_cases[] = {			\
 		__PSEM_CASES(__VA_ARGS__)				\
 		[psem_test_nr_cases] = {}				\
@@ -279,7 +293,7 @@ void psem_test_exit(struct kunit *test);
  *                   library's context (psem_test_init(), psem_test_exit())
  * @sname: the suite's name, a string literal
  * @desc:  the module's description
- * @...:   the test cases' functions, 16 at most, in the order they run
+ * @...:   the test cases' functions, 20 at most, in the order they run
  */
 #define PSEM_TEST_SUITE(sname, desc, ...)				\
 	__PSEM_TEST_SUITE(sname, desc, NULL, psem_test_init,		\
@@ -290,7 +304,7 @@ void psem_test_exit(struct kunit *test);
  *                       (psem_test_suite_init(), psem_test_case_exit())
  * @sname: the suite's name, a string literal
  * @desc:  the module's description
- * @...:   the test cases' functions, 16 at most, in the order they run
+ * @...:   the test cases' functions, 20 at most, in the order they run
  */
 #define PSEM_TEST_FIX_SUITE(sname, desc, ...)				\
 	__PSEM_TEST_SUITE(sname, desc, psem_test_suite_init, NULL,	\
@@ -302,7 +316,7 @@ void psem_test_exit(struct kunit *test);
  * @desc:  the module's description
  * @init:  the suite's .init, or NULL
  * @exit:  the suite's .exit, or NULL
- * @...:   the test cases' functions, 16 at most, in the order they run
+ * @...:   the test cases' functions, 20 at most, in the order they run
  */
 #define PSEM_TEST_HOOKED_SUITE(sname, desc, init, exit, ...)		\
 	__PSEM_TEST_SUITE(sname, desc, NULL, init, exit, __VA_ARGS__)
