@@ -222,124 +222,28 @@ struct bench_sample {
 /* The kernel's references: one loop per operation                    */
 /* ------------------------------------------------------------------ */
 
-static u64 loop_rw_read_kernel(struct bench_obj *o, unsigned int n,
-			       unsigned int steps, u64 x)
-{
-	while (n--) {
-		down_read(&o->krw);
-		up_read(&o->krw);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-static u64 loop_rw_held_kernel(struct bench_obj *o, unsigned int n,
-			       unsigned int steps, u64 x)
-{
-	while (n--) {
-		down_read(&o->krw);
-		x = bench_maybe_gap(x, steps);
-		up_read(&o->krw);
-	}
-	return x;
-}
-
+BENCH_LOOP(rw_read, kernel, BENCH_GAP_AFTER,
+	   BENCH_OK(down_read(&o->krw)), up_read(&o->krw))
+BENCH_LOOP(rw_held, kernel, BENCH_GAP_INSIDE,
+	   BENCH_OK(down_read(&o->krw)), up_read(&o->krw))
 /* struct semaphore takes one permit per down(): two of them take two. */
-static u64 loop_take2_kernel(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	while (n--) {
-		down(&o->ksem);
-		down(&o->ksem);
-		up(&o->ksem);
-		up(&o->ksem);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
+BENCH_LOOP(take2, kernel, BENCH_GAP_AFTER,
+	   BENCH_OK(down(&o->ksem), down(&o->ksem)),
+	   (up(&o->ksem), up(&o->ksem)))
+BENCH_LOOP(take1, kernel, BENCH_GAP_AFTER,
+	   BENCH_OK(down(&o->ksem)), up(&o->ksem))
+BENCH_LOOP_R8W1(kernel, down_read(&o->krw), up_read(&o->krw),
+		down_write(&o->krw), up_write(&o->krw))
+BENCH_LOOP(write, kernel, BENCH_GAP_NONE,
+	   BENCH_OK(down_write(&o->krw)), up_write(&o->krw))
+BENCH_LOOP(try, kernel, BENCH_GAP_NONE,
+	   !down_trylock(&o->ksem), up(&o->ksem))
+BENCH_LOOP_POOL(kernel, kpool_get(&o->kpool),
+		BENCH_OK(kpool_put(&o->kpool, obj)))
+BENCH_LOOP(mutex, kernel, BENCH_GAP_NONE,
+	   BENCH_OK(mutex_lock(&o->kmx)), mutex_unlock(&o->kmx))
 
-static u64 loop_take1_kernel(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	while (n--) {
-		down(&o->ksem);
-		up(&o->ksem);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-static u64 loop_r8w1_kernel(struct bench_obj *o, unsigned int n,
-			    unsigned int steps, u64 x)
-{
-	int i;
-
-	while (n--) {
-		for (i = 0; i < 8; i++)
-			down_read(&o->krw);
-		for (i = 0; i < 8; i++)
-			up_read(&o->krw);
-		down_write(&o->krw);
-		up_write(&o->krw);
-	}
-	return x;
-}
-
-static u64 loop_write_kernel(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	while (n--) {
-		down_write(&o->krw);
-		up_write(&o->krw);
-	}
-	return x;
-}
-
-static u64 loop_try_kernel(struct bench_obj *o, unsigned int n,
-			   unsigned int steps, u64 x)
-{
-	while (n--) {
-		if (unlikely(down_trylock(&o->ksem))) {
-			bench_error(o);
-			continue;
-		}
-		up(&o->ksem);
-	}
-	return x;
-}
-
-static u64 loop_pool_kernel(struct bench_obj *o, unsigned int n,
-			    unsigned int steps, u64 x)
-{
-	while (n--) {
-		void *obj = kpool_get(&o->kpool);
-
-		kpool_put(&o->kpool, obj);
-	}
-	return x;
-}
-
-static u64 loop_mutex_kernel(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	while (n--) {
-		mutex_lock(&o->kmx);
-		mutex_unlock(&o->kmx);
-	}
-	return x;
-}
-
-static const bench_loop_t kernel_loops[NR_OPS] = {
-	[OP_RW_READ]	= loop_rw_read_kernel,
-	[OP_RW_HELD]	= loop_rw_held_kernel,
-	[OP_TAKE2]	= loop_take2_kernel,
-	[OP_TAKE1]	= loop_take1_kernel,
-	[OP_R8W1]	= loop_r8w1_kernel,
-	[OP_WRITE]	= loop_write_kernel,
-	[OP_TRY]	= loop_try_kernel,
-	[OP_POOL]	= loop_pool_kernel,
-	[OP_MUTEX]	= loop_mutex_kernel,
-};
+static const bench_loop_t kernel_loops[NR_OPS] = BENCH_LOOPS_OF(kernel);
 
 static bench_loop_t bench_ref_loop(enum bench_op op, int impl)
 {

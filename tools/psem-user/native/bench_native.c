@@ -313,206 +313,49 @@ static int bench_parse_uint(const char *s, unsigned int *n)
 /* The userspace references: one loop per operation                   */
 /* ------------------------------------------------------------------ */
 
-static u64 loop_rw_read_pthread(struct bench_obj *o, unsigned int n,
-				unsigned int steps, u64 x)
-{
-	while (n--) {
-		pthread_rwlock_rdlock(&o->urw);
-		pthread_rwlock_unlock(&o->urw);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-static u64 loop_rw_held_pthread(struct bench_obj *o, unsigned int n,
-				unsigned int steps, u64 x)
-{
-	while (n--) {
-		pthread_rwlock_rdlock(&o->urw);
-		x = bench_maybe_gap(x, steps);
-		pthread_rwlock_unlock(&o->urw);
-	}
-	return x;
-}
-
-static u64 loop_rw_held_condvar(struct bench_obj *o, unsigned int n,
-				unsigned int steps, u64 x)
-{
-	while (n--) {
-		cv_acquire(&o->cv, 1);
-		x = bench_maybe_gap(x, steps);
-		cv_release(&o->cv, 1);
-	}
-	return x;
-}
-
-static u64 loop_take2_semt(struct bench_obj *o, unsigned int n,
-			   unsigned int steps, u64 x)
-{
-	while (n--) {
-		sem_wait(&o->usem);
-		sem_wait(&o->usem);
-		sem_post(&o->usem);
-		sem_post(&o->usem);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-static u64 loop_take2_condvar(struct bench_obj *o, unsigned int n,
-			      unsigned int steps, u64 x)
-{
-	while (n--) {
-		cv_acquire(&o->cv, 2);
-		cv_release(&o->cv, 2);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-static u64 loop_take1_semt(struct bench_obj *o, unsigned int n,
-			   unsigned int steps, u64 x)
-{
-	while (n--) {
-		sem_wait(&o->usem);
-		sem_post(&o->usem);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-static u64 loop_take1_condvar(struct bench_obj *o, unsigned int n,
-			      unsigned int steps, u64 x)
-{
-	while (n--) {
-		cv_acquire(&o->cv, 1);
-		cv_release(&o->cv, 1);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-static u64 loop_r8w1_pthread(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	int i;
-
-	while (n--) {
-		for (i = 0; i < 8; i++)
-			pthread_rwlock_rdlock(&o->urw);
-		for (i = 0; i < 8; i++)
-			pthread_rwlock_unlock(&o->urw);
-		pthread_rwlock_wrlock(&o->urw);
-		pthread_rwlock_unlock(&o->urw);
-	}
-	return x;
-}
-
-static u64 loop_r8w1_condvar(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	int i;
-
-	while (n--) {
-		for (i = 0; i < 8; i++)
-			cv_acquire(&o->cv, 1);
-		for (i = 0; i < 8; i++)
-			cv_release(&o->cv, 1);
-		cv_acquire(&o->cv, BENCH_RW_MAX);
-		cv_release(&o->cv, BENCH_RW_MAX);
-	}
-	return x;
-}
-
-static u64 loop_write_pthread(struct bench_obj *o, unsigned int n,
-			      unsigned int steps, u64 x)
-{
-	while (n--) {
-		pthread_rwlock_wrlock(&o->urw);
-		pthread_rwlock_unlock(&o->urw);
-	}
-	return x;
-}
-
-static u64 loop_write_condvar(struct bench_obj *o, unsigned int n,
-			      unsigned int steps, u64 x)
-{
-	while (n--) {
-		cv_acquire(&o->cv, BENCH_RW_MAX);
-		cv_release(&o->cv, BENCH_RW_MAX);
-	}
-	return x;
-}
-
-static u64 loop_try_semt(struct bench_obj *o, unsigned int n,
-			 unsigned int steps, u64 x)
-{
-	while (n--) {
-		if (unlikely(sem_trywait(&o->usem))) {
-			bench_error(o);
-			continue;
-		}
-		sem_post(&o->usem);
-	}
-	return x;
-}
-
-static u64 loop_try_condvar(struct bench_obj *o, unsigned int n,
-			    unsigned int steps, u64 x)
-{
-	while (n--) {
-		if (unlikely(!cv_try_acquire(&o->cv, 1))) {
-			bench_error(o);
-			continue;
-		}
-		cv_release(&o->cv, 1);
-	}
-	return x;
-}
-
-static u64 loop_pool_semt(struct bench_obj *o, unsigned int n,
-			  unsigned int steps, u64 x)
-{
-	void *obj;
-
-	while (n--) {
-		obj = u_pool_get(&o->upool);
-		u_pool_put(&o->upool, obj);
-	}
-	return x;
-}
-
-static u64 loop_pool_condvar(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	void *obj;
-
-	while (n--) {
-		obj = cv_pool_get(&o->cv);
-		cv_pool_put(&o->cv, obj);
-	}
-	return x;
-}
-
-static u64 loop_mutex_pthread(struct bench_obj *o, unsigned int n,
-			      unsigned int steps, u64 x)
-{
-	while (n--) {
-		pthread_mutex_lock(&o->umx);
-		pthread_mutex_unlock(&o->umx);
-	}
-	return x;
-}
-
-static u64 loop_mutex_condvar(struct bench_obj *o, unsigned int n,
-			      unsigned int steps, u64 x)
-{
-	while (n--) {
-		cv_acquire(&o->cv, 1);
-		cv_release(&o->cv, 1);
-	}
-	return x;
-}
+BENCH_LOOP(rw_read, pthread, BENCH_GAP_AFTER,
+	   BENCH_OK(pthread_rwlock_rdlock(&o->urw)),
+	   pthread_rwlock_unlock(&o->urw))
+BENCH_LOOP(rw_held, pthread, BENCH_GAP_INSIDE,
+	   BENCH_OK(pthread_rwlock_rdlock(&o->urw)),
+	   pthread_rwlock_unlock(&o->urw))
+BENCH_LOOP(rw_held, condvar, BENCH_GAP_INSIDE,
+	   BENCH_OK(cv_acquire(&o->cv, 1)), cv_release(&o->cv, 1))
+BENCH_LOOP(take2, semt, BENCH_GAP_AFTER,
+	   BENCH_OK(sem_wait(&o->usem), sem_wait(&o->usem)),
+	   (sem_post(&o->usem), sem_post(&o->usem)))
+BENCH_LOOP(take2, condvar, BENCH_GAP_AFTER,
+	   BENCH_OK(cv_acquire(&o->cv, 2)), cv_release(&o->cv, 2))
+BENCH_LOOP(take1, semt, BENCH_GAP_AFTER,
+	   BENCH_OK(sem_wait(&o->usem)), sem_post(&o->usem))
+BENCH_LOOP(take1, condvar, BENCH_GAP_AFTER,
+	   BENCH_OK(cv_acquire(&o->cv, 1)), cv_release(&o->cv, 1))
+BENCH_LOOP_R8W1(pthread, pthread_rwlock_rdlock(&o->urw),
+		pthread_rwlock_unlock(&o->urw),
+		pthread_rwlock_wrlock(&o->urw),
+		pthread_rwlock_unlock(&o->urw))
+BENCH_LOOP_R8W1(condvar, cv_acquire(&o->cv, 1), cv_release(&o->cv, 1),
+		cv_acquire(&o->cv, BENCH_RW_MAX),
+		cv_release(&o->cv, BENCH_RW_MAX))
+BENCH_LOOP(write, pthread, BENCH_GAP_NONE,
+	   BENCH_OK(pthread_rwlock_wrlock(&o->urw)),
+	   pthread_rwlock_unlock(&o->urw))
+BENCH_LOOP(write, condvar, BENCH_GAP_NONE,
+	   BENCH_OK(cv_acquire(&o->cv, BENCH_RW_MAX)),
+	   cv_release(&o->cv, BENCH_RW_MAX))
+BENCH_LOOP(try, semt, BENCH_GAP_NONE,
+	   !sem_trywait(&o->usem), sem_post(&o->usem))
+BENCH_LOOP(try, condvar, BENCH_GAP_NONE,
+	   cv_try_acquire(&o->cv, 1), cv_release(&o->cv, 1))
+BENCH_LOOP_POOL(semt, u_pool_get(&o->upool),
+		BENCH_OK(u_pool_put(&o->upool, obj)))
+BENCH_LOOP_POOL(condvar, cv_pool_get(&o->cv),
+		BENCH_OK(cv_pool_put(&o->cv, obj)))
+BENCH_LOOP(mutex, pthread, BENCH_GAP_NONE,
+	   BENCH_OK(pthread_mutex_lock(&o->umx)),
+	   pthread_mutex_unlock(&o->umx))
+BENCH_LOOP(mutex, condvar, BENCH_GAP_NONE,
+	   BENCH_OK(cv_acquire(&o->cv, 1)), cv_release(&o->cv, 1))
 
 #define REFS(s, p, c) { [V_SEMT - V_PSEM] = s, [V_PTHREAD - V_PSEM] = p, \
 			[V_CONDVAR - V_PSEM] = c }
