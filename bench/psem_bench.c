@@ -207,6 +207,10 @@ struct bench_sample {
 	u64	ivcsw_1k;
 };
 
+/* @num / @den times @scale, in bench_val_t */
+#define bench_ratio(num, den, scale) \
+	div64_u64((u64)(num) * ((scale) * 100), den)
+
 #define bench_info(fmt, ...)	pr_info(fmt, ##__VA_ARGS__)
 #define bench_err(fmt, ...)	pr_err(fmt, ##__VA_ARGS__)
 #define bench_calloc(n, size)	kcalloc(n, size, GFP_KERNEL)
@@ -308,17 +312,11 @@ static int bench_obj_check(struct bench_obj *o, const struct bench_cell *c)
 
 struct bench_run;
 
-static u64 bench_sink;
-
+/* The window of the figures is in local_clock(), the loop in ktime. */
 struct bench_thread {
 	struct bench_run	*run;
 	struct task_struct	*task;
-	u64			sink;
-	u64			loop_ns;	/* the timed loop */
-	u64			win_ns;		/* wake-up to loop end, local_clock() */
-	u64			cpu_ns;		/* CPU time in that window */
-	unsigned long		nvcsw;
-	unsigned long		nivcsw;
+	struct bench_figures	fig;
 };
 
 struct bench_run {
@@ -359,20 +357,20 @@ static int bench_worker(void *data)
 		cpu_relax();
 
 	t0 = ktime_get_ns();
-	t->sink = run->loop(run->obj, run->iters, run->steps, t0);
+	t->fig.sink = run->loop(run->obj, run->iters, run->steps, t0);
 	t1 = ktime_get_ns();
 	w1 = local_clock();
 
-	t->nvcsw = current->nvcsw - nv0;
-	t->nivcsw = current->nivcsw - niv0;
+	t->fig.nvcsw = current->nvcsw - nv0;
+	t->fig.nivcsw = current->nivcsw - niv0;
 	/*
 	 * The scheduler brings sum_exec_runtime up to date only at a tick or
 	 * a switch: sleep briefly so that it counts the whole loop.
 	 */
 	schedule_timeout_uninterruptible(1);
-	t->cpu_ns = current->se.sum_exec_runtime - cpu0;
-	t->loop_ns = t1 - t0;
-	t->win_ns = w1 - w0;
+	t->fig.cpu_ns = current->se.sum_exec_runtime - cpu0;
+	t->fig.loop_ns = t1 - t0;
+	t->fig.win_ns = w1 - w0;
 	if (atomic_dec_and_test(&run->left))
 		complete(&run->done);
 	return 0;
@@ -396,9 +394,9 @@ static int bench_measure(const struct bench_cell *c, enum bench_variant v,
 			 unsigned int nthreads, unsigned int n,
 			 unsigned int steps, struct bench_sample *s)
 {
+	struct bench_figures sum = { 0 };
 	struct bench_run *run;
 	struct bench_obj *o;
-	u64 ns = 0, cpu = 0, win = 0, nv = 0, niv = 0, sink = 0;
 	unsigned int i, created = 0;
 	int ret;
 
@@ -455,20 +453,9 @@ static int bench_measure(const struct bench_cell *c, enum bench_variant v,
 
 		kthread_stop(t->task);
 		put_task_struct(t->task);
-		ns += t->loop_ns;
-		cpu += t->cpu_ns;
-		win += t->win_ns;
-		nv += t->nvcsw;
-		niv += t->nivcsw;
-		sink ^= t->sink;
+		bench_figures_add(&sum, &t->fig);
 	}
-	/* Means over the threads. */
-	s->ns = div64_u64(ns * 100, (u64)n * nthreads);
-	s->cpu_pct = win ? div64_u64(cpu * 10000, win) : 0;
-	s->vcsw_1k = div64_u64(nv * 100000, (u64)n * nthreads);
-	s->ivcsw_1k = div64_u64(niv * 100000, (u64)n * nthreads);
-	/* Keep the gap chains alive: their results reach memory. */
-	WRITE_ONCE(bench_sink, sink);
+	bench_sample_set(s, &sum, n, nthreads);
 out_obj:
 	if (bench_obj_check(o, c) && !ret)
 		ret = -EIO;

@@ -249,26 +249,46 @@ static bench_loop_t bench_loop(const struct bench_cell *c,
 	return bench_ref_loop(c->op, impl);
 }
 
+/*
+ * psem's release rules as its switches (psem_knobs.h) set them: the rule of
+ * each psem variant (see enum bench_variant), set before its measurements.
+ */
+struct bench_rule {
+	bool fast, zero, flag;
+};
+
+static const struct bench_rule bench_rules[V_REFS] = {
+	[V_LOCKED]		= { .fast = false },
+	[V_POSITIVE]		= { .fast = true },
+	[V_POSITIVE_FLAG]	= { .fast = true, .flag = true },
+	[V_PSEM]		= { .fast = true, .zero = true, .flag = true },
+};
+
+static void bench_rule_set(const struct bench_rule *r)
+{
+	psem_set_fast_release(r->fast);
+	psem_set_zero_release(r->zero);
+	psem_set_contention_flag(r->flag);
+}
+
 /* Sets psem's switches for @v; a no-op for the other variants. */
 static void variant_apply(enum bench_variant v)
 {
-	if (variant_impl(v) != IMPL_PSEM)
-		return;
-	psem_set_fast_release(v != V_LOCKED);
-	psem_set_zero_release(v == V_PSEM);
-	psem_set_contention_flag(v == V_POSITIVE_FLAG || v == V_PSEM);
+	if (variant_impl(v) == IMPL_PSEM)
+		bench_rule_set(&bench_rules[v]);
 }
 
-/* psem's switches as the run found them, put back at its end. */
+/* psem's rule and statistics as the run found them, put back at its end. */
 struct bench_switches {
-	bool fast, zero, flag, stats;
+	struct bench_rule	rule;
+	bool			stats;
 };
 
 static void bench_switches_save(struct bench_switches *s)
 {
-	s->fast = psem_fast_release_enabled();
-	s->zero = psem_zero_release_enabled();
-	s->flag = psem_contention_flag_enabled();
+	s->rule.fast = psem_fast_release_enabled();
+	s->rule.zero = psem_zero_release_enabled();
+	s->rule.flag = psem_contention_flag_enabled();
 	s->stats = psem_stats_enabled();
 	if (s->stats)
 		psem_set_stats(false);
@@ -276,9 +296,7 @@ static void bench_switches_save(struct bench_switches *s)
 
 static void bench_switches_restore(const struct bench_switches *s)
 {
-	psem_set_fast_release(s->fast);
-	psem_set_zero_release(s->zero);
-	psem_set_contention_flag(s->flag);
+	bench_rule_set(&s->rule);
 	psem_set_stats(s->stats);
 }
 
@@ -320,6 +338,50 @@ static int bench_psem_check(struct bench_obj *o)
 		bad++;
 	psem_pool_destroy(&o->pool);
 	return bad;
+}
+
+/*
+ * What one thread of a measurement measured, in its environment's clocks:
+ * its timed loop, the window from its wake-up to the loop's end and its
+ * CPU time in it, its context switches, its instructions (native, where
+ * counted) and its gap chain's end.
+ */
+struct bench_figures {
+	u64		loop_ns, win_ns, cpu_ns, insns, sink;
+	unsigned long	nvcsw, nivcsw;
+};
+
+static void bench_figures_add(struct bench_figures *sum,
+			      const struct bench_figures *f)
+{
+	sum->loop_ns += f->loop_ns;
+	sum->win_ns += f->win_ns;
+	sum->cpu_ns += f->cpu_ns;
+	sum->insns += f->insns;
+	sum->sink ^= f->sink;
+	sum->nvcsw += f->nvcsw;
+	sum->nivcsw += f->nivcsw;
+}
+
+static u64 bench_sink;
+
+/*
+ * The sample of @sum, the figures of @nthreads threads of @n iterations
+ * each: means over the threads, per iteration (bench_ratio(), the
+ * environment's division, in its bench_val_t).
+ */
+static void bench_sample_set(struct bench_sample *s,
+			     const struct bench_figures *sum,
+			     unsigned int n, unsigned int nthreads)
+{
+	u64 iters = (u64)n * nthreads;
+
+	s->ns = bench_ratio(sum->loop_ns, iters, 1);
+	s->cpu_pct = sum->win_ns ? bench_ratio(sum->cpu_ns, sum->win_ns, 100) : 0;
+	s->vcsw_1k = bench_ratio(sum->nvcsw, iters, 1000);
+	s->ivcsw_1k = bench_ratio(sum->nivcsw, iters, 1000);
+	/* Keep the gap chains alive: their results reach memory. */
+	WRITE_ONCE(bench_sink, sum->sink);
 }
 
 /* ------------------------------------------------------------------ */

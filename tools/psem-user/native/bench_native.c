@@ -286,6 +286,9 @@ struct bench_sample {
 
 #define bench_val_t		double
 
+/* @num / @den times @scale, in bench_val_t */
+#define bench_ratio(num, den, scale)	((double)(num) * (scale) / (den))
+
 #define bench_info(fmt, ...)	printf("psem_bench: " fmt, ##__VA_ARGS__)
 #define bench_err(fmt, ...)	fprintf(stderr, "bench_native: " fmt, ##__VA_ARGS__)
 #define bench_calloc(n, size)	calloc(n, size)
