@@ -82,6 +82,12 @@
 #define BENCH_NR_REFS		1
 static const char *const bench_ref_names[BENCH_NR_REFS] = { "kernel" };
 #define BENCH_HAVE_LATENCY
+#define bench_ref_sem_t		struct semaphore
+#define bench_ref_down(s)	down(s)
+#define bench_ref_up(s)		up(s)
+#define bench_ref_lock_t	spinlock_t
+#define bench_ref_lock(l)	spin_lock(l)
+#define bench_ref_unlock(l)	spin_unlock(l)
 #include "psem_bench_cells.h"
 
 /* struct semaphore, rw_semaphore or mutex */
@@ -149,14 +155,6 @@ MODULE_PARM_DESC(stats,
 /* The primitives under test                                          */
 /* ------------------------------------------------------------------ */
 
-/* The kernel-primitive version of a bounded pool: a semaphore and a stack. */
-struct bench_kpool {
-	struct semaphore	sem;
-	spinlock_t		lock;	/* protects nr and obj[] */
-	unsigned int		nr;
-	void			*obj[BENCH_POOL_CAP];
-};
-
 /*
  * Everything one measurement may use. Each primitive sits on its own cache
  * line, so that only the one under test is contended. Allocated afresh for
@@ -170,32 +168,13 @@ struct bench_obj {
 	struct semaphore	ksem ____cacheline_aligned_in_smp;
 	struct rw_semaphore	krw ____cacheline_aligned_in_smp;
 	struct mutex		kmx ____cacheline_aligned_in_smp;
-	struct bench_kpool	kpool ____cacheline_aligned_in_smp;
+	struct bench_ref_pool	kpool ____cacheline_aligned_in_smp;
 	atomic_long_t		word ____cacheline_aligned_in_smp;
 	atomic_t		errors ____cacheline_aligned_in_smp;
 	unsigned long		pool_items[BENCH_POOL_CAP];
 	long			permits;	/* psem's and ksem's */
 	long			count;		/* the floor's word */
 };
-
-static void *kpool_get(struct bench_kpool *p)
-{
-	void *obj;
-
-	down(&p->sem);
-	spin_lock(&p->lock);
-	obj = p->obj[--p->nr];
-	spin_unlock(&p->lock);
-	return obj;
-}
-
-static void kpool_put(struct bench_kpool *p, void *obj)
-{
-	spin_lock(&p->lock);
-	p->obj[p->nr++] = obj;
-	spin_unlock(&p->lock);
-	up(&p->sem);
-}
 
 /* Per-measurement figures, fixed point: ns and per-1k counts times 100. */
 #define bench_val_t		u64
@@ -242,8 +221,8 @@ BENCH_LOOP(write, kernel, BENCH_GAP_NONE,
 	   BENCH_OK(down_write(&o->krw)), up_write(&o->krw))
 BENCH_LOOP(try, kernel, BENCH_GAP_NONE,
 	   !down_trylock(&o->ksem), up(&o->ksem))
-BENCH_LOOP_POOL(kernel, kpool_get(&o->kpool),
-		BENCH_OK(kpool_put(&o->kpool, obj)))
+BENCH_LOOP_POOL(kernel, bench_ref_pool_get(&o->kpool),
+		BENCH_OK(bench_ref_pool_put(&o->kpool, obj)))
 BENCH_LOOP(mutex, kernel, BENCH_GAP_NONE,
 	   BENCH_OK(mutex_lock(&o->kmx)), mutex_unlock(&o->kmx))
 

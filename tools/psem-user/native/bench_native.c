@@ -77,6 +77,13 @@
 static const char *const bench_ref_names[BENCH_NR_REFS] = {
 	"sem_t", "pthread", "condvar"
 };
+/* The sem_t pool: the kernel benchmark's down + locked stack + up. */
+#define bench_ref_sem_t		sem_t
+#define bench_ref_down(s)	do { } while (sem_wait(s))
+#define bench_ref_up(s)		sem_post(s)
+#define bench_ref_lock_t	pthread_mutex_t
+#define bench_ref_lock(l)	pthread_mutex_lock(l)
+#define bench_ref_unlock(l)	pthread_mutex_unlock(l)
 
 #include "psem_bench_cells.h"
 
@@ -227,34 +234,6 @@ static void cv_pool_put(struct cv_sem *s, void *obj)
 	pthread_mutex_unlock(&s->m);
 }
 
-/* The sem_t pool: the kernel benchmark's down + locked stack + up. */
-struct u_pool {
-	sem_t		sem;
-	pthread_mutex_t	lock;	/* protects nr and obj[] */
-	unsigned int	nr;
-	void		*obj[BENCH_POOL_CAP];
-};
-
-static void *u_pool_get(struct u_pool *p)
-{
-	void *obj;
-
-	while (sem_wait(&p->sem))
-		;
-	pthread_mutex_lock(&p->lock);
-	obj = p->obj[--p->nr];
-	pthread_mutex_unlock(&p->lock);
-	return obj;
-}
-
-static void u_pool_put(struct u_pool *p, void *obj)
-{
-	pthread_mutex_lock(&p->lock);
-	p->obj[p->nr++] = obj;
-	pthread_mutex_unlock(&p->lock);
-	sem_post(&p->sem);
-}
-
 /*
  * Everything one measurement may use, each primitive on its own cache
  * line. Allocated afresh for every measurement.
@@ -267,7 +246,7 @@ struct bench_obj {
 	sem_t			usem ____cacheline_aligned_in_smp;
 	pthread_rwlock_t	urw ____cacheline_aligned_in_smp;
 	pthread_mutex_t		umx ____cacheline_aligned_in_smp;
-	struct u_pool		upool ____cacheline_aligned_in_smp;
+	struct bench_ref_pool	upool ____cacheline_aligned_in_smp;
 	struct cv_sem		cv ____cacheline_aligned_in_smp;
 	atomic_long_t		word ____cacheline_aligned_in_smp;
 	atomic_t		errors ____cacheline_aligned_in_smp;
@@ -350,8 +329,8 @@ BENCH_LOOP(try, semt, BENCH_GAP_NONE,
 	   !sem_trywait(&o->usem), sem_post(&o->usem))
 BENCH_LOOP(try, condvar, BENCH_GAP_NONE,
 	   cv_try_acquire(&o->cv, 1), cv_release(&o->cv, 1))
-BENCH_LOOP_POOL(semt, u_pool_get(&o->upool),
-		BENCH_OK(u_pool_put(&o->upool, obj)))
+BENCH_LOOP_POOL(semt, bench_ref_pool_get(&o->upool),
+		BENCH_OK(bench_ref_pool_put(&o->upool, obj)))
 BENCH_LOOP_POOL(condvar, cv_pool_get(&o->cv),
 		BENCH_OK(cv_pool_put(&o->cv, obj)))
 BENCH_LOOP(mutex, pthread, BENCH_GAP_NONE,
@@ -533,84 +512,83 @@ static unsigned int parse_uint(const char *s, const char *what)
 	return v;
 }
 
-int main(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "table", required_argument, NULL, 't' },
-		{ "cells", required_argument, NULL, 'c' },
-		{ "threads", required_argument, NULL, 'n' },
-		{ "gaps", required_argument, NULL, 'g' },
-		{ "variants", required_argument, NULL, 'v' },
-		{ "iters", required_argument, NULL, 'i' },
-		{ "single-iters", required_argument, NULL, 's' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "short-gap", required_argument, NULL, 'S' },
-		{ "long-gap", required_argument, NULL, 'L' },
-		{ "insns", no_argument, NULL, 'I' },
-		{ "stats", no_argument, NULL, 'T' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct bench_switches sw;
-	char model[128];
-	struct utsname u;
-	u64 t0;
-	int c, ret, fd;
+/* The options that set a parameter: a list, a count or a switch. */
+static const struct bench_opt {
+	const char	*name;
+	const char	**list;
+	unsigned int	*count;
+	bool		*on;
+} bench_opts[] = {
+	{ "table", &table },
+	{ "cells", &cells },
+	{ "threads", &threads },
+	{ "gaps", &gaps },
+	{ "variants", &variants },
+	{ "iters", NULL, &iters },
+	{ "single-iters", NULL, &single_iters },
+	{ "rounds", NULL, &rounds },
+	{ "short-gap", NULL, &short_gap },
+	{ "long-gap", NULL, &long_gap },
+	{ "insns", NULL, NULL, &count_insns },
+	{ "stats", NULL, NULL, &stats },
+};
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			table = optarg;
-			break;
-		case 'c':
-			cells = optarg;
-			break;
-		case 'n':
-			threads = optarg;
-			break;
-		case 'g':
-			gaps = optarg;
-			break;
-		case 'v':
-			variants = optarg;
-			break;
-		case 'i':
-			iters = parse_uint(optarg, "iters");
-			break;
-		case 's':
-			single_iters = parse_uint(optarg, "single-iters");
-			break;
-		case 'r':
-			rounds = parse_uint(optarg, "rounds");
-			break;
-		case 'S':
-			short_gap = parse_uint(optarg, "short-gap");
-			break;
-		case 'L':
-			long_gap = parse_uint(optarg, "long-gap");
-			break;
-		case 'I':
-			count_insns = true;
-			break;
-		case 'T':
-			stats = true;
-			break;
-		case 'l':
+#define NR_OPTS ARRAY_SIZE(bench_opts)
+
+/*
+ * Sets the parameters from the command line: 0 to run, -1 when it printed
+ * the usage asked for, else the exit status of a wrong command line.
+ */
+static int parse_options(int argc, char **argv)
+{
+	struct option opts[NR_OPTS + 3] = {
+		[NR_OPTS] = { "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+	};
+	const struct bench_opt *o;
+	int c, i;
+
+	bench_names_init();	/* for print_usage() */
+	for (i = 0; i < (int)NR_OPTS; i++) {
+		o = &bench_opts[i];
+		opts[i].name = o->name;
+		opts[i].has_arg = o->on ? no_argument : required_argument;
+	}
+	while ((c = getopt_long(argc, argv, "", opts, &i)) != -1) {
+		if (c == 'l' || c == 'h') {
 			print_usage(stdout);
-			return 0;
-		case 'h':
-			print_usage(stdout);
-			return 0;
-		default:
+			return -1;
+		}
+		if (c) {
 			print_usage(stderr);
 			return 2;
 		}
+		o = &bench_opts[i];
+		if (o->list)
+			*o->list = optarg;
+		else if (o->count)
+			*o->count = parse_uint(optarg, o->name);
+		else
+			*o->on = true;
 	}
 	if (optind < argc) {
 		print_usage(stderr);
 		return 2;
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_switches sw;
+	char model[128];
+	struct utsname u;
+	u64 t0;
+	int ret, fd;
+
+	ret = parse_options(argc, argv);
+	if (ret)
+		return ret < 0 ? 0 : ret;
 	psem_user_task_init("main", 0);
 	ret = workers_start();
 	if (ret) {
