@@ -174,15 +174,21 @@ static void cv_init(struct cv_sem *s, long count)
 	s->waiters = 0;
 }
 
-static void cv_acquire(struct cv_sem *s, long n)
+/* Waits, under m, until @n are there, and takes them. */
+static void cv_take_locked(struct cv_sem *s, long n)
 {
-	pthread_mutex_lock(&s->m);
 	while (s->count < n) {
 		s->waiters++;
 		pthread_cond_wait(&s->c, &s->m);
 		s->waiters--;
 	}
 	s->count -= n;
+}
+
+static void cv_acquire(struct cv_sem *s, long n)
+{
+	pthread_mutex_lock(&s->m);
+	cv_take_locked(s, n);
 	pthread_mutex_unlock(&s->m);
 }
 
@@ -213,12 +219,7 @@ static void *cv_pool_get(struct cv_sem *s)
 	void *obj;
 
 	pthread_mutex_lock(&s->m);
-	while (!s->count) {
-		s->waiters++;
-		pthread_cond_wait(&s->c, &s->m);
-		s->waiters--;
-	}
-	s->count--;
+	cv_take_locked(s, 1);
 	obj = s->obj[--s->nr];
 	pthread_mutex_unlock(&s->m);
 	return obj;
