@@ -82,6 +82,12 @@
 #define BENCH_NR_REFS		1
 static const char *const bench_ref_names[BENCH_NR_REFS] = { "kernel" };
 #define BENCH_HAVE_LATENCY
+#define bench_ref_sem_t		struct semaphore
+#define bench_ref_down(s)	down(s)
+#define bench_ref_up(s)		up(s)
+#define bench_ref_lock_t	spinlock_t
+#define bench_ref_lock(l)	spin_lock(l)
+#define bench_ref_unlock(l)	spin_unlock(l)
 #include "psem_bench_cells.h"
 
 /* struct semaphore, rw_semaphore or mutex */
@@ -149,14 +155,6 @@ MODULE_PARM_DESC(stats,
 /* The primitives under test                                          */
 /* ------------------------------------------------------------------ */
 
-/* The kernel-primitive version of a bounded pool: a semaphore and a stack. */
-struct bench_kpool {
-	struct semaphore	sem;
-	spinlock_t		lock;	/* protects nr and obj[] */
-	unsigned int		nr;
-	void			*obj[BENCH_POOL_CAP];
-};
-
 /*
  * Everything one measurement may use. Each primitive sits on its own cache
  * line, so that only the one under test is contended. Allocated afresh for
@@ -170,32 +168,13 @@ struct bench_obj {
 	struct semaphore	ksem ____cacheline_aligned_in_smp;
 	struct rw_semaphore	krw ____cacheline_aligned_in_smp;
 	struct mutex		kmx ____cacheline_aligned_in_smp;
-	struct bench_kpool	kpool ____cacheline_aligned_in_smp;
+	struct bench_ref_pool	kpool ____cacheline_aligned_in_smp;
 	atomic_long_t		word ____cacheline_aligned_in_smp;
 	atomic_t		errors ____cacheline_aligned_in_smp;
 	unsigned long		pool_items[BENCH_POOL_CAP];
 	long			permits;	/* psem's and ksem's */
 	long			count;		/* the floor's word */
 };
-
-static void *kpool_get(struct bench_kpool *p)
-{
-	void *obj;
-
-	down(&p->sem);
-	spin_lock(&p->lock);
-	obj = p->obj[--p->nr];
-	spin_unlock(&p->lock);
-	return obj;
-}
-
-static void kpool_put(struct bench_kpool *p, void *obj)
-{
-	spin_lock(&p->lock);
-	p->obj[p->nr++] = obj;
-	spin_unlock(&p->lock);
-	up(&p->sem);
-}
 
 /* Per-measurement figures, fixed point: ns and per-1k counts times 100. */
 #define bench_val_t		u64
@@ -206,6 +185,10 @@ struct bench_sample {
 	u64	vcsw_1k;
 	u64	ivcsw_1k;
 };
+
+/* @num / @den times @scale, in bench_val_t */
+#define bench_ratio(num, den, scale) \
+	div64_u64((u64)(num) * ((scale) * 100), den)
 
 #define bench_info(fmt, ...)	pr_info(fmt, ##__VA_ARGS__)
 #define bench_err(fmt, ...)	pr_err(fmt, ##__VA_ARGS__)
@@ -222,124 +205,28 @@ struct bench_sample {
 /* The kernel's references: one loop per operation                    */
 /* ------------------------------------------------------------------ */
 
-static u64 loop_rw_read_kernel(struct bench_obj *o, unsigned int n,
-			       unsigned int steps, u64 x)
-{
-	while (n--) {
-		down_read(&o->krw);
-		up_read(&o->krw);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-static u64 loop_rw_held_kernel(struct bench_obj *o, unsigned int n,
-			       unsigned int steps, u64 x)
-{
-	while (n--) {
-		down_read(&o->krw);
-		x = bench_maybe_gap(x, steps);
-		up_read(&o->krw);
-	}
-	return x;
-}
-
+BENCH_LOOP(rw_read, kernel, BENCH_GAP_AFTER,
+	   BENCH_OK(down_read(&o->krw)), up_read(&o->krw))
+BENCH_LOOP(rw_held, kernel, BENCH_GAP_INSIDE,
+	   BENCH_OK(down_read(&o->krw)), up_read(&o->krw))
 /* struct semaphore takes one permit per down(): two of them take two. */
-static u64 loop_take2_kernel(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	while (n--) {
-		down(&o->ksem);
-		down(&o->ksem);
-		up(&o->ksem);
-		up(&o->ksem);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
+BENCH_LOOP(take2, kernel, BENCH_GAP_AFTER,
+	   BENCH_OK(down(&o->ksem), down(&o->ksem)),
+	   (up(&o->ksem), up(&o->ksem)))
+BENCH_LOOP(take1, kernel, BENCH_GAP_AFTER,
+	   BENCH_OK(down(&o->ksem)), up(&o->ksem))
+BENCH_LOOP_R8W1(kernel, down_read(&o->krw), up_read(&o->krw),
+		down_write(&o->krw), up_write(&o->krw))
+BENCH_LOOP(write, kernel, BENCH_GAP_NONE,
+	   BENCH_OK(down_write(&o->krw)), up_write(&o->krw))
+BENCH_LOOP(try, kernel, BENCH_GAP_NONE,
+	   !down_trylock(&o->ksem), up(&o->ksem))
+BENCH_LOOP_POOL(kernel, bench_ref_pool_get(&o->kpool),
+		BENCH_OK(bench_ref_pool_put(&o->kpool, obj)))
+BENCH_LOOP(mutex, kernel, BENCH_GAP_NONE,
+	   BENCH_OK(mutex_lock(&o->kmx)), mutex_unlock(&o->kmx))
 
-static u64 loop_take1_kernel(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	while (n--) {
-		down(&o->ksem);
-		up(&o->ksem);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-static u64 loop_r8w1_kernel(struct bench_obj *o, unsigned int n,
-			    unsigned int steps, u64 x)
-{
-	int i;
-
-	while (n--) {
-		for (i = 0; i < 8; i++)
-			down_read(&o->krw);
-		for (i = 0; i < 8; i++)
-			up_read(&o->krw);
-		down_write(&o->krw);
-		up_write(&o->krw);
-	}
-	return x;
-}
-
-static u64 loop_write_kernel(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	while (n--) {
-		down_write(&o->krw);
-		up_write(&o->krw);
-	}
-	return x;
-}
-
-static u64 loop_try_kernel(struct bench_obj *o, unsigned int n,
-			   unsigned int steps, u64 x)
-{
-	while (n--) {
-		if (unlikely(down_trylock(&o->ksem))) {
-			bench_error(o);
-			continue;
-		}
-		up(&o->ksem);
-	}
-	return x;
-}
-
-static u64 loop_pool_kernel(struct bench_obj *o, unsigned int n,
-			    unsigned int steps, u64 x)
-{
-	while (n--) {
-		void *obj = kpool_get(&o->kpool);
-
-		kpool_put(&o->kpool, obj);
-	}
-	return x;
-}
-
-static u64 loop_mutex_kernel(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	while (n--) {
-		mutex_lock(&o->kmx);
-		mutex_unlock(&o->kmx);
-	}
-	return x;
-}
-
-static const bench_loop_t kernel_loops[NR_OPS] = {
-	[OP_RW_READ]	= loop_rw_read_kernel,
-	[OP_RW_HELD]	= loop_rw_held_kernel,
-	[OP_TAKE2]	= loop_take2_kernel,
-	[OP_TAKE1]	= loop_take1_kernel,
-	[OP_R8W1]	= loop_r8w1_kernel,
-	[OP_WRITE]	= loop_write_kernel,
-	[OP_TRY]	= loop_try_kernel,
-	[OP_POOL]	= loop_pool_kernel,
-	[OP_MUTEX]	= loop_mutex_kernel,
-};
+static const bench_loop_t kernel_loops[NR_OPS] = BENCH_LOOPS_OF(kernel);
 
 static bench_loop_t bench_ref_loop(enum bench_op op, int impl)
 {
@@ -404,17 +291,11 @@ static int bench_obj_check(struct bench_obj *o, const struct bench_cell *c)
 
 struct bench_run;
 
-static u64 bench_sink;
-
+/* The window of the figures is in local_clock(), the loop in ktime. */
 struct bench_thread {
 	struct bench_run	*run;
 	struct task_struct	*task;
-	u64			sink;
-	u64			loop_ns;	/* the timed loop */
-	u64			win_ns;		/* wake-up to loop end, local_clock() */
-	u64			cpu_ns;		/* CPU time in that window */
-	unsigned long		nvcsw;
-	unsigned long		nivcsw;
+	struct bench_figures	fig;
 };
 
 struct bench_run {
@@ -455,20 +336,20 @@ static int bench_worker(void *data)
 		cpu_relax();
 
 	t0 = ktime_get_ns();
-	t->sink = run->loop(run->obj, run->iters, run->steps, t0);
+	t->fig.sink = run->loop(run->obj, run->iters, run->steps, t0);
 	t1 = ktime_get_ns();
 	w1 = local_clock();
 
-	t->nvcsw = current->nvcsw - nv0;
-	t->nivcsw = current->nivcsw - niv0;
+	t->fig.nvcsw = current->nvcsw - nv0;
+	t->fig.nivcsw = current->nivcsw - niv0;
 	/*
 	 * The scheduler brings sum_exec_runtime up to date only at a tick or
 	 * a switch: sleep briefly so that it counts the whole loop.
 	 */
 	schedule_timeout_uninterruptible(1);
-	t->cpu_ns = current->se.sum_exec_runtime - cpu0;
-	t->loop_ns = t1 - t0;
-	t->win_ns = w1 - w0;
+	t->fig.cpu_ns = current->se.sum_exec_runtime - cpu0;
+	t->fig.loop_ns = t1 - t0;
+	t->fig.win_ns = w1 - w0;
 	if (atomic_dec_and_test(&run->left))
 		complete(&run->done);
 	return 0;
@@ -492,9 +373,9 @@ static int bench_measure(const struct bench_cell *c, enum bench_variant v,
 			 unsigned int nthreads, unsigned int n,
 			 unsigned int steps, struct bench_sample *s)
 {
+	struct bench_figures sum = { 0 };
 	struct bench_run *run;
 	struct bench_obj *o;
-	u64 ns = 0, cpu = 0, win = 0, nv = 0, niv = 0, sink = 0;
 	unsigned int i, created = 0;
 	int ret;
 
@@ -551,20 +432,9 @@ static int bench_measure(const struct bench_cell *c, enum bench_variant v,
 
 		kthread_stop(t->task);
 		put_task_struct(t->task);
-		ns += t->loop_ns;
-		cpu += t->cpu_ns;
-		win += t->win_ns;
-		nv += t->nvcsw;
-		niv += t->nivcsw;
-		sink ^= t->sink;
+		bench_figures_add(&sum, &t->fig);
 	}
-	/* Means over the threads. */
-	s->ns = div64_u64(ns * 100, (u64)n * nthreads);
-	s->cpu_pct = win ? div64_u64(cpu * 10000, win) : 0;
-	s->vcsw_1k = div64_u64(nv * 100000, (u64)n * nthreads);
-	s->ivcsw_1k = div64_u64(niv * 100000, (u64)n * nthreads);
-	/* Keep the gap chains alive: their results reach memory. */
-	WRITE_ONCE(bench_sink, sink);
+	bench_sample_set(s, &sum, n, nthreads);
 out_obj:
 	if (bench_obj_check(o, c) && !ret)
 		ret = -EIO;

@@ -14,6 +14,9 @@
  *                       semaphore & co; native: sem_t, pthread, condvar),
  *                       variants V_REFS + 0, 1, ...
  *   BENCH_HAVE_LATENCY  (kernel) the latency table's cells exist
+ *   bench_ref_sem_t, bench_ref_down(), bench_ref_up(), bench_ref_lock_t,
+ *   bench_ref_lock(), bench_ref_unlock()  the semaphore and the lock of
+ *                       its references' pool (struct bench_ref_pool)
  *
  * and then, before including psem_bench_loops.h:
  *
@@ -178,5 +181,36 @@ static const struct bench_cell bench_cells[] = {
 };
 
 #define NR_CELLS ARRAY_SIZE(bench_cells)
+
+/*
+ * The references' pool of OP_POOL, as a user of the environment's own
+ * primitives writes one: a semaphore counts the objects of a stack under a
+ * lock. The environment initialises it.
+ */
+struct bench_ref_pool {
+	bench_ref_sem_t		sem;
+	bench_ref_lock_t	lock;	/* protects nr and obj[] */
+	unsigned int		nr;
+	void			*obj[BENCH_POOL_CAP];
+};
+
+static void *bench_ref_pool_get(struct bench_ref_pool *p)
+{
+	void *obj;
+
+	bench_ref_down(&p->sem);
+	bench_ref_lock(&p->lock);
+	obj = p->obj[--p->nr];
+	bench_ref_unlock(&p->lock);
+	return obj;
+}
+
+static void bench_ref_pool_put(struct bench_ref_pool *p, void *obj)
+{
+	bench_ref_lock(&p->lock);
+	p->obj[p->nr++] = obj;
+	bench_ref_unlock(&p->lock);
+	bench_ref_up(&p->sem);
+}
 
 #endif /* PSEM_BENCH_CELLS_H */

@@ -78,34 +78,34 @@ SHORT_LABELS = {
     "bounded_warm_get_and_return_with_spare_capacity": "pool get+put",
     "uncontended_reuse": "mutex"}
 
-# The pull request's headline ratios (main / PR, Linux, Hygon): the cells
-# the second native target names, with the pull request's figures.
+# The pull request's Linux table (Hygon C86 7360), where a native cell
+# matches it: ns per iteration of main, the PR and the PR with the flag.
+PR_LINUX = {(t, cell, int(n), gap): (float(main), float(pr), float(flag))
+            for t, cell, n, gap, main, pr, flag in map(str.split, """
+contention rwlock_read                                      2 none   268.1 141.3 141.8
+contention rwlock_read                                      4 none   916.7 423.7 470.6
+contention rwlock_read                                      8 none    2486   999   997
+contention rwlock_read                                      2 short  238.1 168.1 169.1
+contention rwlock_read                                      8 long    3943  1670  1878
+contention rwlock_read_held_across_gap                      4 short  926.5 549.9 590.0
+contention semaphore_64_take_2                              2 none   277.8 168.9 180.3
+contention semaphore_64_take_2                              8 none    1963   445   444
+contention semaphore_2_take_1                               2 none   266.6 213.1 242.9
+single     read_reuse                                       1 none    88.0  49.0  48.8
+single     eight_reads_then_one_write                       1 none   775.8 492.4 493.3
+single     try_acquire_release_with_spare_permits           1 none    58.3  20.2  20.2
+single     bounded_warm_get_and_return_with_spare_capacity  1 none   282.6 248.6 246.9
+single     try_acquire_release                              1 none    58.3  56.7  56.7
+single     uncontended_reuse                                1 none    94.1  93.9  93.8
+""".strip().splitlines())}
+
+# The pull request's headline ratios (main / PR, in PR_LINUX): the cells
+# the second native target names.
 HEADLINES = (
-    ("single", "try_acquire_release_with_spare_permits", 1, "none",
-     "spare-permit try+release", 58.3, 20.2),
-    ("single", "read_reuse", 1, "none", "read_reuse", 88.0, 49.0),
-    ("contention", "rwlock_read", 2, "none", "RwLock read, 2 threads",
-     268.1, 141.3),
-    ("contention", "semaphore_64_take_2", 2, "none",
-     "Semaphore 64 take 2, 2 threads", 277.8, 168.9),
+    (("single", "try_acquire_release_with_spare_permits", 1, "none"),
+     "spare-permit try+release"),
+    (("single", "read_reuse", 1, "none"), "read_reuse"),
+    (("contention", "rwlock_read", 2, "none"), "RwLock read, 2 threads"),
+    (("contention", "semaphore_64_take_2", 2, "none"),
+     "Semaphore 64 take 2, 2 threads"),
 )
-# The rest of the pull request's Linux table (main, PR, +flag) where a native cell
-# matches it.
-PR_LINUX = {
-    ("contention", "rwlock_read", 2, "none"): (268.1, 141.3, 141.8),
-    ("contention", "rwlock_read", 4, "none"): (916.7, 423.7, 470.6),
-    ("contention", "rwlock_read", 8, "none"): (2486, 999, 997),
-    ("contention", "rwlock_read", 2, "short"): (238.1, 168.1, 169.1),
-    ("contention", "rwlock_read", 8, "long"): (3943, 1670, 1878),
-    ("contention", "rwlock_read_held_across_gap", 4, "short"): (926.5, 549.9, 590.0),
-    ("contention", "semaphore_64_take_2", 2, "none"): (277.8, 168.9, 180.3),
-    ("contention", "semaphore_64_take_2", 8, "none"): (1963, 445, 444),
-    ("contention", "semaphore_2_take_1", 2, "none"): (266.6, 213.1, 242.9),
-    ("single", "read_reuse", 1, "none"): (88.0, 49.0, 48.8),
-    ("single", "eight_reads_then_one_write", 1, "none"): (775.8, 492.4, 493.3),
-    ("single", "try_acquire_release_with_spare_permits", 1, "none"): (58.3, 20.2, 20.2),
-    ("single", "bounded_warm_get_and_return_with_spare_capacity", 1, "none"):
-        (282.6, 248.6, 246.9),
-    ("single", "try_acquire_release", 1, "none"): (58.3, 56.7, 56.7),
-    ("single", "uncontended_reuse", 1, "none"): (94.1, 93.9, 93.8),
-}

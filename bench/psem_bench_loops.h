@@ -107,188 +107,122 @@ static noinline void floor_release2(atomic_long_t *w)
 /*
  * The loops, one per operation and implementation: @n iterations, the gap
  * of @steps between a release and the next acquire (inside the read
- * section in the held cell), @x the gap chain's value.
+ * section in the held cell), @x the gap chain's value. Each is one of the
+ * shapes below, filled in with expressions in the loop's bench_obj @o:
+ *
+ * BENCH_LOOP(op, impl, gap, take, give) defines loop_<op>_<impl>: @take,
+ * true when it took (BENCH_OK() of a take that cannot fail; a failed take
+ * is counted and skipped), then @give, with the gap after them
+ * (OP_RW_READ, OP_TAKE2, OP_TAKE1), inside (OP_RW_HELD) or nowhere
+ * (OP_WRITE, OP_TRY, OP_MUTEX).
+ * BENCH_LOOP_R8W1(impl, ...): OP_R8W1's eight read locks, their unlocks,
+ * a write lock and unlock.
+ * BENCH_LOOP_POOL(impl, get, put): OP_POOL's @get of an object into obj
+ * and @put of it back, true when it put (a failed put is counted).
+ *
+ * Macros, not functions taking the primitives, so that the timed code of
+ * a loop is the primitives' calls and nothing more: the constant tests of
+ * BENCH_OK() and of @gap fold away.
  */
-static u64 loop_rw_read_psem(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	while (n--) {
-		psem_read_lock(&o->rw);
-		psem_read_unlock(&o->rw);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
+enum bench_gap_at { BENCH_GAP_NONE, BENCH_GAP_AFTER, BENCH_GAP_INSIDE };
+
+#define BENCH_OK(...)	({ __VA_ARGS__; true; })
+
+#define BENCH_LOOP(op, impl, gap, take, give)				\
+static u64 loop_##op##_##impl(struct bench_obj *o, unsigned int n,	\
+			      unsigned int steps, u64 x)		\
+{									\
+	const enum bench_gap_at at = (gap);				\
+									\
+	while (n--) {							\
+		if (unlikely(!(take))) {				\
+			bench_error(o);					\
+			continue;					\
+		}							\
+		if (at == BENCH_GAP_INSIDE)				\
+			x = bench_maybe_gap(x, steps);			\
+		give;							\
+		if (at == BENCH_GAP_AFTER)				\
+			x = bench_maybe_gap(x, steps);			\
+	}								\
+	return x;							\
 }
 
-static u64 loop_rw_held_psem(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	while (n--) {
-		psem_read_lock(&o->rw);
-		x = bench_maybe_gap(x, steps);
-		psem_read_unlock(&o->rw);
-	}
-	return x;
+#define BENCH_LOOP_R8W1(impl, rlock, runlock, wlock, wunlock)		\
+static u64 loop_r8w1_##impl(struct bench_obj *o, unsigned int n,	\
+			    unsigned int steps, u64 x)			\
+{									\
+	int i;								\
+									\
+	while (n--) {							\
+		for (i = 0; i < 8; i++)					\
+			rlock;						\
+		for (i = 0; i < 8; i++)					\
+			runlock;					\
+		wlock;							\
+		wunlock;						\
+	}								\
+	return x;							\
 }
 
-static u64 loop_take2_psem(struct bench_obj *o, unsigned int n,
-			   unsigned int steps, u64 x)
-{
-	while (n--) {
-		/* An open psem of enough permits: it cannot fail (counted). */
-		if (unlikely(psem_acquire(&o->sem, 2))) {
-			bench_error(o);
-			continue;
-		}
-		psem_release(&o->sem, 2);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
+#define BENCH_LOOP_POOL(impl, get, put)					\
+static u64 loop_pool_##impl(struct bench_obj *o, unsigned int n,	\
+			    unsigned int steps, u64 x)			\
+{									\
+	while (n--) {							\
+		void *obj = (get);					\
+									\
+		if (unlikely(!(put)))					\
+			bench_error(o);					\
+	}								\
+	return x;							\
 }
 
-static u64 loop_take1_psem(struct bench_obj *o, unsigned int n,
-			   unsigned int steps, u64 x)
-{
-	while (n--) {
-		/* An open psem of enough permits: it cannot fail (counted). */
-		if (unlikely(psem_acquire(&o->sem, 1))) {
-			bench_error(o);
-			continue;
-		}
-		psem_release(&o->sem, 1);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
+/* The table of an implementation whose loops are loop_<op>_<impl>. */
+#define BENCH_LOOPS_OF(impl) {						\
+	[OP_RW_READ]	= loop_rw_read_##impl,				\
+	[OP_RW_HELD]	= loop_rw_held_##impl,				\
+	[OP_TAKE2]	= loop_take2_##impl,				\
+	[OP_TAKE1]	= loop_take1_##impl,				\
+	[OP_R8W1]	= loop_r8w1_##impl,				\
+	[OP_WRITE]	= loop_write_##impl,				\
+	[OP_TRY]	= loop_try_##impl,				\
+	[OP_POOL]	= loop_pool_##impl,				\
+	[OP_MUTEX]	= loop_mutex_##impl,				\
 }
 
-static u64 loop_r8w1_psem(struct bench_obj *o, unsigned int n,
-			  unsigned int steps, u64 x)
-{
-	int i;
-
-	while (n--) {
-		for (i = 0; i < 8; i++)
-			psem_read_lock(&o->rw);
-		for (i = 0; i < 8; i++)
-			psem_read_unlock(&o->rw);
-		psem_write_lock(&o->rw);
-		psem_write_unlock(&o->rw);
-	}
-	return x;
-}
-
-static u64 loop_write_psem(struct bench_obj *o, unsigned int n,
-			   unsigned int steps, u64 x)
-{
-	while (n--) {
-		psem_write_lock(&o->rw);
-		psem_write_unlock(&o->rw);
-	}
-	return x;
-}
-
-static u64 loop_try_psem(struct bench_obj *o, unsigned int n,
-			 unsigned int steps, u64 x)
-{
-	while (n--) {
-		if (unlikely(!psem_try_acquire(&o->sem, 1))) {
-			bench_error(o);
-			continue;
-		}
-		psem_release(&o->sem, 1);
-	}
-	return x;
-}
-
-static u64 loop_pool_psem(struct bench_obj *o, unsigned int n,
-			  unsigned int steps, u64 x)
-{
-	while (n--) {
-		void *obj = psem_pool_get(&o->pool);
-
-		if (unlikely(psem_pool_put(&o->pool, obj)))
-			bench_error(o);
-	}
-	return x;
-}
-
-static u64 loop_mutex_psem(struct bench_obj *o, unsigned int n,
-			   unsigned int steps, u64 x)
-{
-	while (n--) {
-		psem_mutex_lock(&o->mx);
-		psem_mutex_unlock(&o->mx);
-	}
-	return x;
-}
+BENCH_LOOP(rw_read, psem, BENCH_GAP_AFTER,
+	   BENCH_OK(psem_read_lock(&o->rw)), psem_read_unlock(&o->rw))
+BENCH_LOOP(rw_held, psem, BENCH_GAP_INSIDE,
+	   BENCH_OK(psem_read_lock(&o->rw)), psem_read_unlock(&o->rw))
+/* An open psem of enough permits: psem_acquire() cannot fail (counted). */
+BENCH_LOOP(take2, psem, BENCH_GAP_AFTER,
+	   !psem_acquire(&o->sem, 2), psem_release(&o->sem, 2))
+BENCH_LOOP(take1, psem, BENCH_GAP_AFTER,
+	   !psem_acquire(&o->sem, 1), psem_release(&o->sem, 1))
+BENCH_LOOP_R8W1(psem, psem_read_lock(&o->rw),
+		psem_read_unlock(&o->rw), psem_write_lock(&o->rw),
+		psem_write_unlock(&o->rw))
+BENCH_LOOP(write, psem, BENCH_GAP_NONE,
+	   BENCH_OK(psem_write_lock(&o->rw)), psem_write_unlock(&o->rw))
+BENCH_LOOP(try, psem, BENCH_GAP_NONE,
+	   psem_try_acquire(&o->sem, 1), psem_release(&o->sem, 1))
+BENCH_LOOP_POOL(psem, psem_pool_get(&o->pool),
+		!psem_pool_put(&o->pool, obj))
+BENCH_LOOP(mutex, psem, BENCH_GAP_NONE,
+	   BENCH_OK(psem_mutex_lock(&o->mx)), psem_mutex_unlock(&o->mx))
 
 /* The floor's take1 loop serves OP_RW_READ too: one word, one unit. */
-static u64 loop_take1_floor(struct bench_obj *o, unsigned int n,
-			    unsigned int steps, u64 x)
-{
-	while (n--) {
-		if (unlikely(!floor_acquire1(&o->word))) {
-			bench_error(o);
-			continue;
-		}
-		floor_release1(&o->word);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
+BENCH_LOOP(take1, floor, BENCH_GAP_AFTER,
+	   floor_acquire1(&o->word), floor_release1(&o->word))
+BENCH_LOOP(rw_held, floor, BENCH_GAP_INSIDE,
+	   floor_acquire1(&o->word), floor_release1(&o->word))
+BENCH_LOOP(take2, floor, BENCH_GAP_AFTER,
+	   floor_acquire2(&o->word), floor_release2(&o->word))
+BENCH_LOOP(try, floor, BENCH_GAP_NONE,
+	   floor_acquire1(&o->word), floor_release1(&o->word))
 
-static u64 loop_rw_held_floor(struct bench_obj *o, unsigned int n,
-			      unsigned int steps, u64 x)
-{
-	while (n--) {
-		if (unlikely(!floor_acquire1(&o->word))) {
-			bench_error(o);
-			continue;
-		}
-		x = bench_maybe_gap(x, steps);
-		floor_release1(&o->word);
-	}
-	return x;
-}
-
-static u64 loop_take2_floor(struct bench_obj *o, unsigned int n,
-			    unsigned int steps, u64 x)
-{
-	while (n--) {
-		if (unlikely(!floor_acquire2(&o->word))) {
-			bench_error(o);
-			continue;
-		}
-		floor_release2(&o->word);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-static u64 loop_try_floor(struct bench_obj *o, unsigned int n,
-			  unsigned int steps, u64 x)
-{
-	while (n--) {
-		if (unlikely(!floor_acquire1(&o->word))) {
-			bench_error(o);
-			continue;
-		}
-		floor_release1(&o->word);
-	}
-	return x;
-}
-
-static const bench_loop_t psem_loops[NR_OPS] = {
-	[OP_RW_READ]	= loop_rw_read_psem,
-	[OP_RW_HELD]	= loop_rw_held_psem,
-	[OP_TAKE2]	= loop_take2_psem,
-	[OP_TAKE1]	= loop_take1_psem,
-	[OP_R8W1]	= loop_r8w1_psem,
-	[OP_WRITE]	= loop_write_psem,
-	[OP_TRY]	= loop_try_psem,
-	[OP_POOL]	= loop_pool_psem,
-	[OP_MUTEX]	= loop_mutex_psem,
-};
+static const bench_loop_t psem_loops[NR_OPS] = BENCH_LOOPS_OF(psem);
 
 static const bench_loop_t floor_loops[NR_OPS] = {
 	[OP_RW_READ]	= loop_take1_floor,
@@ -315,26 +249,46 @@ static bench_loop_t bench_loop(const struct bench_cell *c,
 	return bench_ref_loop(c->op, impl);
 }
 
+/*
+ * psem's release rules as its switches (psem_knobs.h) set them: the rule of
+ * each psem variant (see enum bench_variant), set before its measurements.
+ */
+struct bench_rule {
+	bool fast, zero, flag;
+};
+
+static const struct bench_rule bench_rules[V_REFS] = {
+	[V_LOCKED]		= { .fast = false },
+	[V_POSITIVE]		= { .fast = true },
+	[V_POSITIVE_FLAG]	= { .fast = true, .flag = true },
+	[V_PSEM]		= { .fast = true, .zero = true, .flag = true },
+};
+
+static void bench_rule_set(const struct bench_rule *r)
+{
+	psem_set_fast_release(r->fast);
+	psem_set_zero_release(r->zero);
+	psem_set_contention_flag(r->flag);
+}
+
 /* Sets psem's switches for @v; a no-op for the other variants. */
 static void variant_apply(enum bench_variant v)
 {
-	if (variant_impl(v) != IMPL_PSEM)
-		return;
-	psem_set_fast_release(v != V_LOCKED);
-	psem_set_zero_release(v == V_PSEM);
-	psem_set_contention_flag(v == V_POSITIVE_FLAG || v == V_PSEM);
+	if (variant_impl(v) == IMPL_PSEM)
+		bench_rule_set(&bench_rules[v]);
 }
 
-/* psem's switches as the run found them, put back at its end. */
+/* psem's rule and statistics as the run found them, put back at its end. */
 struct bench_switches {
-	bool fast, zero, flag, stats;
+	struct bench_rule	rule;
+	bool			stats;
 };
 
 static void bench_switches_save(struct bench_switches *s)
 {
-	s->fast = psem_fast_release_enabled();
-	s->zero = psem_zero_release_enabled();
-	s->flag = psem_contention_flag_enabled();
+	s->rule.fast = psem_fast_release_enabled();
+	s->rule.zero = psem_zero_release_enabled();
+	s->rule.flag = psem_contention_flag_enabled();
 	s->stats = psem_stats_enabled();
 	if (s->stats)
 		psem_set_stats(false);
@@ -342,9 +296,7 @@ static void bench_switches_save(struct bench_switches *s)
 
 static void bench_switches_restore(const struct bench_switches *s)
 {
-	psem_set_fast_release(s->fast);
-	psem_set_zero_release(s->zero);
-	psem_set_contention_flag(s->flag);
+	bench_rule_set(&s->rule);
 	psem_set_stats(s->stats);
 }
 
@@ -386,6 +338,50 @@ static int bench_psem_check(struct bench_obj *o)
 		bad++;
 	psem_pool_destroy(&o->pool);
 	return bad;
+}
+
+/*
+ * What one thread of a measurement measured, in its environment's clocks:
+ * its timed loop, the window from its wake-up to the loop's end and its
+ * CPU time in it, its context switches, its instructions (native, where
+ * counted) and its gap chain's end.
+ */
+struct bench_figures {
+	u64		loop_ns, win_ns, cpu_ns, insns, sink;
+	unsigned long	nvcsw, nivcsw;
+};
+
+static void bench_figures_add(struct bench_figures *sum,
+			      const struct bench_figures *f)
+{
+	sum->loop_ns += f->loop_ns;
+	sum->win_ns += f->win_ns;
+	sum->cpu_ns += f->cpu_ns;
+	sum->insns += f->insns;
+	sum->sink ^= f->sink;
+	sum->nvcsw += f->nvcsw;
+	sum->nivcsw += f->nivcsw;
+}
+
+static u64 bench_sink;
+
+/*
+ * The sample of @sum, the figures of @nthreads threads of @n iterations
+ * each: means over the threads, per iteration (bench_ratio(), the
+ * environment's division, in its bench_val_t).
+ */
+static void bench_sample_set(struct bench_sample *s,
+			     const struct bench_figures *sum,
+			     unsigned int n, unsigned int nthreads)
+{
+	u64 iters = (u64)n * nthreads;
+
+	s->ns = bench_ratio(sum->loop_ns, iters, 1);
+	s->cpu_pct = sum->win_ns ? bench_ratio(sum->cpu_ns, sum->win_ns, 100) : 0;
+	s->vcsw_1k = bench_ratio(sum->nvcsw, iters, 1000);
+	s->ivcsw_1k = bench_ratio(sum->nivcsw, iters, 1000);
+	/* Keep the gap chains alive: their results reach memory. */
+	WRITE_ONCE(bench_sink, sum->sink);
 }
 
 /* ------------------------------------------------------------------ */

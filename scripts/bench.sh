@@ -105,25 +105,22 @@ else
 	threads=$PSEM_BENCH_THREADS
 fi
 
+# The matrix's sizes, QUICK or full, each overridden by its PSEM_BENCH_*:
+# rounds and iterations (contention, single-thread), the -icount boot's
+# rounds and iterations, the latency table's grants; and the boots' timeouts.
 if [ "$quick" = 1 ]; then
-	rounds=${PSEM_BENCH_ROUNDS:-11}
-	iters=${PSEM_BENCH_ITERS:-50000}
-	single_iters=${PSEM_BENCH_SINGLE_ITERS:-50000}
-	icount_rounds=${PSEM_BENCH_ICOUNT_ROUNDS:-3}
-	icount_iters=${PSEM_BENCH_ICOUNT_ITERS:-5000}
-	grants=${PSEM_BENCH_GRANTS:-200}
-	tag=-quick
-	icount_timeout=300 wall_timeout=420
+	sizes="11 50000 50000 3 5000 200 300 420" tag=-quick
 else
-	rounds=${PSEM_BENCH_ROUNDS:-21}
-	iters=${PSEM_BENCH_ITERS:-200000}
-	single_iters=${PSEM_BENCH_SINGLE_ITERS:-200000}
-	icount_rounds=${PSEM_BENCH_ICOUNT_ROUNDS:-5}
-	icount_iters=${PSEM_BENCH_ICOUNT_ITERS:-20000}
-	grants=${PSEM_BENCH_GRANTS:-1000}
-	tag=
-	icount_timeout=600 wall_timeout=1500
+	sizes="21 200000 200000 5 20000 1000 600 1500" tag=
 fi
+read -r rounds iters single_iters icount_rounds icount_iters grants \
+	icount_timeout wall_timeout <<<"$sizes"
+rounds=${PSEM_BENCH_ROUNDS:-$rounds}
+iters=${PSEM_BENCH_ITERS:-$iters}
+single_iters=${PSEM_BENCH_SINGLE_ITERS:-$single_iters}
+icount_rounds=${PSEM_BENCH_ICOUNT_ROUNDS:-$icount_rounds}
+icount_iters=${PSEM_BENCH_ICOUNT_ITERS:-$icount_iters}
+grants=${PSEM_BENCH_GRANTS:-$grants}
 [ "$icount_only" = 0 ] || tag=$tag-icount
 cells=${PSEM_BENCH_CELLS:-all}
 out=${PSEM_BENCH_OUT:-$top/bench/results}
@@ -203,15 +200,10 @@ if [ "${PSEM_BENCH_STATS:-0}" = 1 ]; then
 	args+=(--stats "$stem.stats.txt")
 fi
 
-rm -rf "$work/plot"
+# (No plot without gnuplot: exit status 1, after the rest.)
 python3 "$top/scripts/bench_table.py" "${args[@]}" --csv "$stem.csv" \
-	--rounds-csv "$stem.rounds.csv" --md "$stem.md" --plot-data "$work/plot" \
-	--title "psem on $kver: QEMU ${kvm:+KVM}${kvm:-MTTCG} -smp $smp, -icount -smp 1${tag:+ (QUICK=1)}"
-if command -v gnuplot >/dev/null; then
-	gnuplot -e "dir='$work/plot'; out='$stem.png'" "$top/scripts/bench_plot.gp"
-else
-	echo "bench: gnuplot not installed: no plot (apt-get install gnuplot-nox)" >&2
+	--rounds-csv "$stem.rounds.csv" --md "$stem.md" --png "$stem.png" \
+	--title "psem on $kver: QEMU ${kvm:+KVM}${kvm:-MTTCG} -smp $smp, -icount -smp 1${tag:+ (QUICK=1)}" ||
 	rc=1
-fi
 echo "bench: wrote $stem.* in $((SECONDS - start))s" >&2
 exit $rc

@@ -20,7 +20,7 @@ scripts/bench.sh keeps. Usage:
 
     scripts/bench_table.py --wall LOG [--icount LOG] [--stats LOG]
                            [--csv OUT] [--rounds-csv OUT] [--md OUT] [--rst OUT]
-                           [--plot-data DIR] [--title TEXT]
+                           [--plot-data DIR] [--png OUT] [--title TEXT]
     scripts/bench_table.py --native LOG [--stats LOG] [--tcg ROUNDS_CSV]
                            [--note TEXT]... [--csv OUT] ... [--title TEXT]
 
@@ -28,7 +28,9 @@ scripts/bench.sh keeps. Usage:
 --icount a run under QEMU -icount shift=0, whose ns are instructions: its
 single-thread medians fill insns_per_iter. Either may be "-" for stdin
 (e.g. `dmesg | scripts/bench_table.py --wall -`). The markdown goes to
-stdout as well as to --md.
+stdout as well as to --md. --png plots with gnuplot (scripts/bench_plot.gp)
+from the files --plot-data writes (into a temporary directory without it);
+the exit status is 1 where gnuplot is missing or fails, after the rest.
 
 Ratios. Instruction counts are deterministic, so their ratio is a plain
 quotient, written as a cost: "0.57xK" means 0.57 times the kernel
@@ -60,8 +62,11 @@ import csv
 import math
 import os
 import re
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in bench/
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -96,30 +101,28 @@ class Log:
                     self._record(m.group(1), m.group(2).split(","))
 
     def _record(self, kind, f):
-        if kind in ("csv", "round", "stats", "dist", "insns") and len(f) >= 5:
-            f[4] = VARIANT_ALIASES.get(f[4], f[4])
         if kind == "begin":
             self.begin = ",".join(f)
-        elif kind == "end":
+            return
+        if kind == "end":
             self.end = ",".join(f)
-        elif kind == "csv" and len(f) >= 11:
-            key = (f[0], f[1], int(f[2]), f[3], f[4])
+            return
+        if len(f) < 5:
+            return
+        key = (f[0], f[1], int(f[2]), f[3], VARIANT_ALIASES.get(f[4], f[4]))
+        if kind == "csv" and len(f) >= 11:
             self.summary[key] = {
                 "median": float(f[5]), "min": float(f[6]), "max": float(f[7]),
                 "rounds": int(f[8]), "cpu": float(f[9]), "csw": float(f[10])}
         elif kind == "round" and len(f) >= 10:
-            key = (f[0], f[1], int(f[2]), f[3], f[4])
             self.rounds[key][int(f[5])] = {
                 "ns": float(f[6]), "cpu": float(f[7]), "vcsw": float(f[8]),
                 "ivcsw": float(f[9])}
         elif kind == "insns" and len(f) >= 7:
-            key = (f[0], f[1], int(f[2]), f[3], f[4])
             self.insns[key][int(f[5])] = float(f[6])
         elif kind == "dist" and len(f) >= 12:
-            key = (f[0], f[1], int(f[2]), f[3], f[4])
             self.dist[key] = [int(x) for x in f[5:12]]
-        elif kind == "stats" and len(f) >= 5:
-            key = (f[0], f[1], int(f[2]), f[3], f[4])
+        elif kind == "stats":
             for kv in f[5:]:
                 name, _, val = kv.partition("=")
                 self.stats[key][name] += int(val or 0)
@@ -172,6 +175,41 @@ def fmt(x):
     return "%.2f" % x
 
 
+def fmt_range(x):
+    """A summary's median [min–max]."""
+    return "%s [%s–%s]" % (fmt(x["median"]), fmt(x["min"]), fmt(x["max"]))
+
+
+def ns_tables(log, table, keys, variants, title):
+    """The markdown of two tables of @keys' cells for @variants: ns per
+    iteration, median [min–max], and ns, CPU share, context switches."""
+    rows, crows = [], []
+    for (cell, n, gap) in keys:
+        xs = [log.value(table, cell, n, gap, v) for v in variants]
+        lab = [label(table, cell, n, gap)]
+        rows.append(lab + [fmt_range(x) if x else "" for x in xs])
+        crows.append(lab + ["%s, %.0f%%, %.2f" % (fmt(x["median"]), x["cpu"], x["csw"])
+                            if x else "" for x in xs])
+    rounds = max([x["rounds"] for (c, n, g) in keys for v in variants
+                  for x in [log.value(table, c, n, g, v)] if x] or [0])
+    return (["### %s: ns per iteration, median of %d rounds [min–max]\n" % (title, rounds),
+             md_table(["cell"] + variants, rows), ""],
+            ["### %s: ns, CPU utilisation, context switches per 1,000 iterations "
+             "(medians)\n" % title, md_table(["cell"] + variants, crows), ""])
+
+
+def present(log, table, keys, variants):
+    """The @variants measured in one or more of @keys' cells."""
+    return [v for v in variants
+            if any(log.value(table, c, n, g, v) for (c, n, g) in keys)]
+
+
+def summary_fields(x, cpu=True):
+    """A summary's CSV columns median_ns to csw_per_1k; @cpu: cpu_pct too."""
+    return ["%.2f" % x["median"], "%.2f" % x["min"], "%.2f" % x["max"],
+            x["rounds"], "%.2f" % x["cpu"] if cpu else "", "%.2f" % x["csw"]]
+
+
 def md_table(head, rows):
     out = ["| " + " | ".join(head) + " |",
            "|" + "|".join("---" for _ in head) + "|"]
@@ -220,42 +258,20 @@ def wall_section(w, table, title):
     keys = w.cells(table)
     if not keys:
         return ""
-    rounds = max((w.value(table, c, n, g, v) or {"rounds": 0})["rounds"]
-                 for (c, n, g) in keys for v in VARIANTS)
-    vrows, srows, crows = [], [], []
+    has_floor = any(w.value(table, c, n, g, "floor") for (c, n, g) in keys)
+    ns, cpu = ns_tables(w, table, keys, VARIANTS if has_floor else VARIANTS[:-1],
+                        title)
+    srows = []
     for (cell, n, gap) in keys:
-        lab = label(table, cell, n, gap)
-        vrow, crow = [lab], [lab]
-        for var in VARIANTS:
-            x = w.value(table, cell, n, gap, var)
-            if x is None:
-                vrow.append("")
-                crow.append("")
-                continue
-            vrow.append("%s [%s–%s]" % (fmt(x["median"]), fmt(x["min"]), fmt(x["max"])))
-            crow.append("%s, %.0f%%, %.2f" % (fmt(x["median"]), x["cpu"], x["csw"]))
-        vrows.append(vrow)
-        crows.append(crow)
-        srow = [lab]
+        srow = [label(table, cell, n, gap)]
         for var, ref in SPEEDUPS:
             s = w.speedup(table, cell, n, gap, var, ref)
-            srow.append("" if s is None else
-                        "%.2f [%.2f–%.2f]" % (s[0], s[1], s[2]))
+            srow.append("" if s is None else "%.2f [%.2f–%.2f]" % s[:3])
         srows.append(srow)
-    has_floor = any(w.value(table, c, n, g, "floor") for (c, n, g) in keys)
-    vars_shown = VARIANTS if has_floor else VARIANTS[:-1]
-    ncol = len(vars_shown) + 1
-    vrows = [r[:ncol] for r in vrows]
-    crows = [r[:ncol] for r in crows]
-    out = ["### %s: ns per iteration, median of %d rounds [min–max]\n" % (title, rounds),
-           md_table(["cell"] + vars_shown, vrows), "",
-           "### %s: speedup, median of per-round ratios [min–max]\n" % title,
-           "A vs B = B's ns / A's ns in the same round; above 1: A is faster.\n",
-           md_table(["cell"] + ["%s vs %s" % p for p in SPEEDUPS], srows), "",
-           "### %s: ns, CPU utilisation, context switches per 1,000 iterations "
-           "(medians)\n" % title,
-           md_table(["cell"] + vars_shown, crows), ""]
-    return "\n".join(out)
+    return "\n".join(ns + [
+        "### %s: speedup, median of per-round ratios [min–max]\n" % title,
+        "A vs B = B's ns / A's ns in the same round; above 1: A is faster.\n",
+        md_table(["cell"] + ["%s vs %s" % p for p in SPEEDUPS], srows), ""] + cpu)
 
 
 LAT_ASYNC = ("latency", "release_to_grant_async", 1, "none", "psem")
@@ -271,19 +287,11 @@ LAT_WHAT = {
 }
 
 
-def latency_ratios(log):
-    """sleeping / async (and kernel sleeping / psem sleeping): the ratio of
-    the medians and the median [min, max] of per-round ratios, or None."""
-    out = {}
-    for name, num, den in (("sleeping/async", LAT_SLEEP, LAT_ASYNC),
-                           ("kernel/sleeping", LAT_KSLEEP, LAT_SLEEP),
-                           ("kernel/async", LAT_KSLEEP, LAT_ASYNC),
-                           ("hardirq/sleeping", LAT_HARD, LAT_SLEEP)):
-        a, b = log.summary.get(num), log.summary.get(den)
-        if not a or not b or not b["median"]:
-            continue
-        out[name] = (a["median"] / b["median"], log.key_speedup(den, num))
-    return out
+# The ratios under the latency table: (what, numerator, denominator).
+LAT_RATIOS = (("sleeping / async", LAT_SLEEP, LAT_ASYNC),
+              ("kernel sleeping / psem sleeping", LAT_KSLEEP, LAT_SLEEP),
+              ("kernel sleeping / async", LAT_KSLEEP, LAT_ASYNC),
+              ("released from hard IRQ / from a task", LAT_HARD, LAT_SLEEP))
 
 
 def latency_section(log, clock):
@@ -299,8 +307,7 @@ def latency_section(log, clock):
         x = log.summary[k]
         d = log.dist.get(k)
         rows.append([LAT_WHAT[k][0], LAT_WHAT[k][1],
-                     "%s [%s–%s]" % (fmt(x["median"]), fmt(x["min"]), fmt(x["max"])),
-                     "" if not d else "%d · %d · %d · %d · %d · %d" % tuple(d[1:]),
+                     fmt_range(x), "" if not d else "%d · %d · %d · %d · %d · %d" % tuple(d[1:]),
                      "%.0f" % x["csw"]])
     head = ("### semaphore::async::release_to_grant (%s, -smp %s): %s from "
             "release to grant, %d rounds of %s grants per kind\n\n"
@@ -315,16 +322,13 @@ def latency_section(log, clock):
             + md_table(["kind", "stamped at", "round medians", "every grant",
                         "waiter's context switches per 1,000 grants"], rows) + "\n")
     lines = []
-    r = latency_ratios(log)
-    for name, what in (("sleeping/async", "sleeping / async"),
-                       ("kernel/sleeping", "kernel sleeping / psem sleeping"),
-                       ("kernel/async", "kernel sleeping / async"),
-                       ("hardirq/sleeping", "released from hard IRQ / from a task")):
-        if name not in r:
+    for what, num, den in LAT_RATIOS:
+        a, b = log.summary.get(num), log.summary.get(den)
+        if not a or not b or not b["median"]:
             continue
-        q, s = r[name]
+        s = log.key_speedup(den, num)
         lines.append("- %s: **%.2f×** (ratio of medians)%s" % (
-            what, q, "" if s is None else
+            what, a["median"] / b["median"], "" if s is None else
             "; median of per-round ratios %.2f× [%.2f–%.2f], %d rounds" % s))
     if lines:
         text += "\n" + "\n".join(lines) + "\n"
@@ -446,16 +450,9 @@ def write_csv(path, w, ic):
             t, cell, n, gap, var = key
             x = w.summary.get(key) if w else None
             i = ic.summary.get(key) if (ic and t in ("single", "latency")) else None
-            row = list(key)
-            if x:
-                # The latency table measures no CPU share: left empty.
-                row += ["%.2f" % x["median"], "%.2f" % x["min"], "%.2f" % x["max"],
-                        x["rounds"], "" if t == "latency" else "%.2f" % x["cpu"],
-                        "%.2f" % x["csw"]]
-            else:
-                row += [""] * 6
-            row.append("%.2f" % i["median"] if i else "")
-            out.writerow(row)
+            # The latency table measures no CPU share: left empty.
+            out.writerow(list(key) + (summary_fields(x, t != "latency") if x else [""] * 6)
+                         + ["%.2f" % i["median"] if i else ""])
 
 
 def write_rounds_csv(path, logs):
@@ -475,41 +472,67 @@ def write_rounds_csv(path, logs):
                         "%.2f" % r["vcsw"], "%.2f" % r["ivcsw"]])
 
 
+def write_plot(a, log, clock, variants, ic=None):
+    """--plot-data and --png: the gnuplot inputs of the wall-clock or native
+    @log (and the -icount @ic), and scripts/bench_plot.gp's plot of them.
+    Returns the exit status: 1 where no plot could be made."""
+    if not a.plot_data and not a.png:
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        d = a.plot_data or tmp
+        write_plot_data(d, (
+            ("contention", log, "contention", "ns per iteration",
+             "Contention cells, %s: ns per iteration of one thread, median of "
+             "rounds, whiskers min-max" % clock),
+            ("single_wall", log, "single", "ns per iteration",
+             "Single-thread rows, %s: ns per iteration" % clock),
+            ("single_insns", ic, "single", "instructions per iteration",
+             "Single-thread rows: instructions per iteration (QEMU -icount, "
+             "deterministic)")), variants, a.title)
+        if not a.png:
+            return 0
+        if not shutil.which("gnuplot"):
+            print("bench_table: gnuplot not installed: no plot "
+                  "(apt-get install gnuplot-nox)", file=sys.stderr)
+            return 1
+        gp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_plot.gp")
+        return subprocess.run(["gnuplot", "-e", "dir='%s'; out='%s'" % (d, a.png),
+                               gp]).returncode and 1
+
+
 def write_plot_data(d, panels_in, variants, title):
     """Gnuplot inputs for scripts/bench_plot.gp: one data file per panel
     (label, then median min max per variant present) and panels.gp, which
     names each panel's variants and colours. @panels_in: (name, log, table,
-    ylabel, title) per panel."""
+    ylabel, title) per panel; a panel without a log is left out."""
     os.makedirs(d, exist_ok=True)
     panels = []
     for name, log, table, ylabel, ptitle in panels_in:
         keys = log.cells(table) if log else []
-        present = [v for v in variants
-                   if any(log.value(table, c, n, g, v) for (c, n, g) in keys)]
-        if not keys or not present:
+        vs = present(log, table, keys, variants) if log else []
+        if not vs:
             continue
         with open(os.path.join(d, name + ".dat"), "w") as f:
             f.write("# label " + " ".join("%s_med %s_min %s_max" % (v, v, v)
-                                          for v in present) + "\n")
+                                          for v in vs) + "\n")
             for (cell, n, gap) in keys:
                 lab = SHORT_LABELS.get(cell, cell)
                 if table == "contention":
                     lab = "%s %dt %s" % (lab, n, gap)
                 cols = []
-                for v in present:
+                for v in vs:
                     x = log.value(table, cell, n, gap, v)
-                    cols += (["%.2f" % x["median"], "%.2f" % x["min"],
-                              "%.2f" % x["max"]] if x else ["-", "-", "-"])
+                    cols += ["%.2f" % x[k] for k in ("median", "min", "max")] if x else ["-"] * 3
                 f.write('"%s" %s\n' % (lab, " ".join(cols)))
-        panels.append((name, present, ylabel, ptitle))
+        panels.append((name, vs, ylabel, ptitle))
     with open(os.path.join(d, "panels.gp"), "w") as f:
         f.write("# generated by scripts/bench_table.py\n")
         f.write("npanels = %d\n" % len(panels))
         f.write("plot_title = \"%s\"\n" % title.replace('"', "'"))
-        for i, (name, present, ylabel, ptitle) in enumerate(panels, 1):
+        for i, (name, vs, ylabel, ptitle) in enumerate(panels, 1):
             f.write('panel%d_file = "%s.dat"\n' % (i, name))
-            f.write('panel%d_vars = "%s"\n' % (i, " ".join(present)))
-            f.write('panel%d_colors = "%s"\n' % (i, " ".join(PLOT_COLORS[v] for v in present)))
+            f.write('panel%d_vars = "%s"\n' % (i, " ".join(vs)))
+            f.write('panel%d_colors = "%s"\n' % (i, " ".join(PLOT_COLORS[v] for v in vs)))
             f.write('panel%d_ylabel = "%s"\n' % (i, ylabel))
             f.write('panel%d_title = "%s"\n' % (i, ptitle))
 
@@ -565,32 +588,12 @@ def native_losses(log, key_psem, key_other):
     return sum(1 for i in common if a[i]["ns"] > b[i]["ns"]), len(common)
 
 
-def native_present(log, table, keys):
-    return [v for v in NATIVE_VARIANTS
-            if any(log.value(table, c, n, g, v) for (c, n, g) in keys)]
-
-
 def native_ns_section(log, table, title):
     keys = log.cells(table)
     if not keys:
         return ""
-    vs = native_present(log, table, keys)
-    rounds = max(log.value(table, c, n, g, v)["rounds"]
-                 for (c, n, g) in keys for v in vs if log.value(table, c, n, g, v))
-    rows, crows = [], []
-    for (cell, n, gap) in keys:
-        lab = label(table, cell, n, gap)
-        row, crow = [lab], [lab]
-        for v in vs:
-            x = log.value(table, cell, n, gap, v)
-            row.append("" if not x else "%s [%s–%s]" % (
-                fmt(x["median"]), fmt(x["min"]), fmt(x["max"])))
-            crow.append("" if not x else "%s, %.0f%%, %.2f" % (
-                fmt(x["median"]), x["cpu"], x["csw"]))
-        rows.append(row)
-        crows.append(crow)
-    out = ["### %s: ns per iteration, median of %d rounds [min–max]\n" % (title, rounds),
-           md_table(["cell"] + vs, rows), ""]
+    vs = present(log, table, keys, NATIVE_VARIANTS)
+    ns, cpu = ns_tables(log, table, keys, vs, title)
     srows = []
     for (cell, n, gap) in keys:
         kp = (table, cell, n, gap, "psem")
@@ -608,26 +611,23 @@ def native_ns_section(log, table, title):
             lost, tot = native_losses(log, kp, ko)
             row.append("%.2f [%.2f–%.2f], lost %d/%d" % (s[0], s[1], s[2], lost, tot))
         srows.append(row)
-    out += ["### %s: psem's speedup over each variant, median of per-round ratios "
-            "[min–max], and the rounds psem lost\n" % title,
-            "psem vs B = B's ns / psem's ns in the same round; above 1: psem is "
-            "faster. \"lost k/R\": psem was slower than B in k of R rounds.\n",
-            md_table(["cell"] + ["psem vs %s" % v for v in vs if v != "psem"], srows), ""]
-    out += ["### %s: ns, CPU utilisation, context switches per 1,000 iterations "
-            "(medians)\n" % title, md_table(["cell"] + vs, crows), ""]
-    return "\n".join(out)
+    return "\n".join(ns + [
+        "### %s: psem's speedup over each variant, median of per-round ratios "
+        "[min–max], and the rounds psem lost\n" % title,
+        "psem vs B = B's ns / psem's ns in the same round; above 1: psem is "
+        "faster. \"lost k/R\": psem was slower than B in k of R rounds.\n",
+        md_table(["cell"] + ["psem vs %s" % v for v in vs if v != "psem"], srows), ""] + cpu)
 
 
 def native_insns_section(log):
     keys = log.cells("single")
-    if not any(log.insns.get(("single", c, n, g, v))
-               for (c, n, g) in keys for v in NATIVE_VARIANTS):
+    vs = [v for v in NATIVE_VARIANTS
+          if any(log.insns.get(("single", c, n, g, v)) for (c, n, g) in keys)]
+    if not vs:
         return ("### Single-thread rows: instructions per iteration\n\n"
                 "Not measured: this machine has no instruction counter for "
                 "perf_event_open() (`perf stat -e instructions` reports "
                 "\"not supported\").\n")
-    vs = [v for v in NATIVE_VARIANTS if any(log.insns.get(("single", c, n, g, v))
-                                     for (c, n, g) in keys)]
     rows = []
     for (cell, n, gap) in keys:
         row = [SINGLE_LABELS.get(cell, cell)]
@@ -723,11 +723,8 @@ def native_tcg_section(log, tcg, name):
 def native_targets_section(log):
     rows = []
 
-    def speed(key, a, b):
-        return log.key_speedup(key + (a,), key + (b,))
-
-    def add(text, key, a, b, limit, how="ge"):
-        s = speed(key, a, b)
+    def add(text, key, a, b, limit):
+        s = log.key_speedup(key + (a,), key + (b,))
         if s is None:
             rows.append([text, "not measured", "", "not measured"])
             return
@@ -754,9 +751,10 @@ def native_targets_section(log):
                     (t, cell, n, gap), "psem", "positive-balance", 1.0)
     # 2. psem vs locked by at least the pull request's ratios in its four
     # headline cells.
-    for (t, cell, n, gap, what, main, pr) in HEADLINES:
+    for key, what in HEADLINES:
+        main, pr, _ = PR_LINUX[key]
         add("psem vs locked: %s (the PR's main/PR %.2f×)" % (what, main / pr),
-            (t, cell, n, gap), "psem", "locked", round(main / pr, 2))
+            key, "psem", "locked", round(main / pr, 2))
     # 3. single-permit try+release within 1.2x of sem_trywait+sem_post, and no
     # worse than sem_t at 2 threads (the semaphore contention cells).
     add("psem vs sem_t: single-permit try+release, uncontended (within 1.2×)",
@@ -784,10 +782,7 @@ def native_write_csv(path, log):
         out.writerow(HEADER)
         for key, x in log.summary.items():
             m = native_insns_median(log, key)
-            out.writerow(list(key) + [
-                "%.2f" % x["median"], "%.2f" % x["min"], "%.2f" % x["max"],
-                x["rounds"], "%.2f" % x["cpu"], "%.2f" % x["csw"],
-                "" if m is None else "%.2f" % m])
+            out.writerow(list(key) + summary_fields(x) + ["" if m is None else "%.2f" % m])
 
 
 def native_report(a):
@@ -818,15 +813,7 @@ def native_report(a):
         native_write_csv(a.csv, log)
     if a.rounds_csv:
         write_rounds_csv(a.rounds_csv, [("native", log)])
-    if a.plot_data:
-        write_plot_data(a.plot_data, (
-            ("contention", log, "contention", "ns per iteration",
-             "Contention cells, native: ns per iteration of one thread, median "
-             "of rounds, whiskers min-max"),
-            ("single_wall", log, "single", "ns per iteration",
-             "Single-thread rows, native: ns per iteration")),
-            NATIVE_VARIANTS, a.title)
-    return parts
+    return parts, write_plot(a, log, "native", NATIVE_VARIANTS)
 
 
 def kernel_report(a):
@@ -859,17 +846,7 @@ def kernel_report(a):
         write_csv(a.csv, w, ic)
     if a.rounds_csv:
         write_rounds_csv(a.rounds_csv, [("wall", w), ("icount", ic)])
-    if a.plot_data:
-        write_plot_data(a.plot_data, (
-            ("contention", w, "contention", "ns per iteration",
-             "Contention cells: wall-clock ns per iteration of one thread, "
-             "median of rounds, whiskers min-max"),
-            ("single_wall", w, "single", "ns per iteration",
-             "Single-thread rows: wall-clock ns per iteration"),
-            ("single_insns", ic, "single", "instructions per iteration",
-             "Single-thread rows: instructions per iteration (QEMU -icount, "
-             "deterministic)")), VARIANTS, a.title)
-    return parts
+    return parts, write_plot(a, w, "wall clock", VARIANTS, ic)
 
 
 def main():
@@ -886,18 +863,19 @@ def main():
     ap.add_argument("--md", help="write the markdown tables here")
     ap.add_argument("--rst", help="write the tables as reStructuredText here")
     ap.add_argument("--plot-data", help="write gnuplot data files into this directory")
+    ap.add_argument("--png", help="plot them (scripts/bench_plot.gp) into this file")
     ap.add_argument("--title")
     a = ap.parse_args()
     if a.native:
         if a.wall or a.icount:
             ap.error("--native goes alone, without --wall and --icount")
         a.title = a.title or "psem native benchmark"
-        parts = native_report(a)
+        parts, rc = native_report(a)
     elif a.wall or a.icount:
         if a.tcg or a.note:
             ap.error("--tcg and --note go with --native")
         a.title = a.title or "psem benchmarks"
-        parts = kernel_report(a)
+        parts, rc = kernel_report(a)
     else:
         ap.error("give --wall and/or --icount, or --native")
     md = "\n".join(p for p in parts if p is not None)
@@ -908,7 +886,8 @@ def main():
     if a.rst:
         with open(a.rst, "w") as f:
             f.write(md_to_rst(md))
+    return rc
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -77,6 +77,13 @@
 static const char *const bench_ref_names[BENCH_NR_REFS] = {
 	"sem_t", "pthread", "condvar"
 };
+/* The sem_t pool: the kernel benchmark's down + locked stack + up. */
+#define bench_ref_sem_t		sem_t
+#define bench_ref_down(s)	do { } while (sem_wait(s))
+#define bench_ref_up(s)		sem_post(s)
+#define bench_ref_lock_t	pthread_mutex_t
+#define bench_ref_lock(l)	pthread_mutex_lock(l)
+#define bench_ref_unlock(l)	pthread_mutex_unlock(l)
 
 #include "psem_bench_cells.h"
 
@@ -167,15 +174,21 @@ static void cv_init(struct cv_sem *s, long count)
 	s->waiters = 0;
 }
 
-static void cv_acquire(struct cv_sem *s, long n)
+/* Waits, under m, until @n are there, and takes them. */
+static void cv_take_locked(struct cv_sem *s, long n)
 {
-	pthread_mutex_lock(&s->m);
 	while (s->count < n) {
 		s->waiters++;
 		pthread_cond_wait(&s->c, &s->m);
 		s->waiters--;
 	}
 	s->count -= n;
+}
+
+static void cv_acquire(struct cv_sem *s, long n)
+{
+	pthread_mutex_lock(&s->m);
+	cv_take_locked(s, n);
 	pthread_mutex_unlock(&s->m);
 }
 
@@ -206,12 +219,7 @@ static void *cv_pool_get(struct cv_sem *s)
 	void *obj;
 
 	pthread_mutex_lock(&s->m);
-	while (!s->count) {
-		s->waiters++;
-		pthread_cond_wait(&s->c, &s->m);
-		s->waiters--;
-	}
-	s->count--;
+	cv_take_locked(s, 1);
 	obj = s->obj[--s->nr];
 	pthread_mutex_unlock(&s->m);
 	return obj;
@@ -227,34 +235,6 @@ static void cv_pool_put(struct cv_sem *s, void *obj)
 	pthread_mutex_unlock(&s->m);
 }
 
-/* The sem_t pool: the kernel benchmark's down + locked stack + up. */
-struct u_pool {
-	sem_t		sem;
-	pthread_mutex_t	lock;	/* protects nr and obj[] */
-	unsigned int	nr;
-	void		*obj[BENCH_POOL_CAP];
-};
-
-static void *u_pool_get(struct u_pool *p)
-{
-	void *obj;
-
-	while (sem_wait(&p->sem))
-		;
-	pthread_mutex_lock(&p->lock);
-	obj = p->obj[--p->nr];
-	pthread_mutex_unlock(&p->lock);
-	return obj;
-}
-
-static void u_pool_put(struct u_pool *p, void *obj)
-{
-	pthread_mutex_lock(&p->lock);
-	p->obj[p->nr++] = obj;
-	pthread_mutex_unlock(&p->lock);
-	sem_post(&p->sem);
-}
-
 /*
  * Everything one measurement may use, each primitive on its own cache
  * line. Allocated afresh for every measurement.
@@ -267,7 +247,7 @@ struct bench_obj {
 	sem_t			usem ____cacheline_aligned_in_smp;
 	pthread_rwlock_t	urw ____cacheline_aligned_in_smp;
 	pthread_mutex_t		umx ____cacheline_aligned_in_smp;
-	struct u_pool		upool ____cacheline_aligned_in_smp;
+	struct bench_ref_pool	upool ____cacheline_aligned_in_smp;
 	struct cv_sem		cv ____cacheline_aligned_in_smp;
 	atomic_long_t		word ____cacheline_aligned_in_smp;
 	atomic_t		errors ____cacheline_aligned_in_smp;
@@ -285,6 +265,9 @@ struct bench_sample {
 };
 
 #define bench_val_t		double
+
+/* @num / @den times @scale, in bench_val_t */
+#define bench_ratio(num, den, scale)	((double)(num) * (scale) / (den))
 
 #define bench_info(fmt, ...)	printf("psem_bench: " fmt, ##__VA_ARGS__)
 #define bench_err(fmt, ...)	fprintf(stderr, "bench_native: " fmt, ##__VA_ARGS__)
@@ -313,206 +296,49 @@ static int bench_parse_uint(const char *s, unsigned int *n)
 /* The userspace references: one loop per operation                   */
 /* ------------------------------------------------------------------ */
 
-static u64 loop_rw_read_pthread(struct bench_obj *o, unsigned int n,
-				unsigned int steps, u64 x)
-{
-	while (n--) {
-		pthread_rwlock_rdlock(&o->urw);
-		pthread_rwlock_unlock(&o->urw);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-static u64 loop_rw_held_pthread(struct bench_obj *o, unsigned int n,
-				unsigned int steps, u64 x)
-{
-	while (n--) {
-		pthread_rwlock_rdlock(&o->urw);
-		x = bench_maybe_gap(x, steps);
-		pthread_rwlock_unlock(&o->urw);
-	}
-	return x;
-}
-
-static u64 loop_rw_held_condvar(struct bench_obj *o, unsigned int n,
-				unsigned int steps, u64 x)
-{
-	while (n--) {
-		cv_acquire(&o->cv, 1);
-		x = bench_maybe_gap(x, steps);
-		cv_release(&o->cv, 1);
-	}
-	return x;
-}
-
-static u64 loop_take2_semt(struct bench_obj *o, unsigned int n,
-			   unsigned int steps, u64 x)
-{
-	while (n--) {
-		sem_wait(&o->usem);
-		sem_wait(&o->usem);
-		sem_post(&o->usem);
-		sem_post(&o->usem);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-static u64 loop_take2_condvar(struct bench_obj *o, unsigned int n,
-			      unsigned int steps, u64 x)
-{
-	while (n--) {
-		cv_acquire(&o->cv, 2);
-		cv_release(&o->cv, 2);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-static u64 loop_take1_semt(struct bench_obj *o, unsigned int n,
-			   unsigned int steps, u64 x)
-{
-	while (n--) {
-		sem_wait(&o->usem);
-		sem_post(&o->usem);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-static u64 loop_take1_condvar(struct bench_obj *o, unsigned int n,
-			      unsigned int steps, u64 x)
-{
-	while (n--) {
-		cv_acquire(&o->cv, 1);
-		cv_release(&o->cv, 1);
-		x = bench_maybe_gap(x, steps);
-	}
-	return x;
-}
-
-static u64 loop_r8w1_pthread(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	int i;
-
-	while (n--) {
-		for (i = 0; i < 8; i++)
-			pthread_rwlock_rdlock(&o->urw);
-		for (i = 0; i < 8; i++)
-			pthread_rwlock_unlock(&o->urw);
-		pthread_rwlock_wrlock(&o->urw);
-		pthread_rwlock_unlock(&o->urw);
-	}
-	return x;
-}
-
-static u64 loop_r8w1_condvar(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	int i;
-
-	while (n--) {
-		for (i = 0; i < 8; i++)
-			cv_acquire(&o->cv, 1);
-		for (i = 0; i < 8; i++)
-			cv_release(&o->cv, 1);
-		cv_acquire(&o->cv, BENCH_RW_MAX);
-		cv_release(&o->cv, BENCH_RW_MAX);
-	}
-	return x;
-}
-
-static u64 loop_write_pthread(struct bench_obj *o, unsigned int n,
-			      unsigned int steps, u64 x)
-{
-	while (n--) {
-		pthread_rwlock_wrlock(&o->urw);
-		pthread_rwlock_unlock(&o->urw);
-	}
-	return x;
-}
-
-static u64 loop_write_condvar(struct bench_obj *o, unsigned int n,
-			      unsigned int steps, u64 x)
-{
-	while (n--) {
-		cv_acquire(&o->cv, BENCH_RW_MAX);
-		cv_release(&o->cv, BENCH_RW_MAX);
-	}
-	return x;
-}
-
-static u64 loop_try_semt(struct bench_obj *o, unsigned int n,
-			 unsigned int steps, u64 x)
-{
-	while (n--) {
-		if (unlikely(sem_trywait(&o->usem))) {
-			bench_error(o);
-			continue;
-		}
-		sem_post(&o->usem);
-	}
-	return x;
-}
-
-static u64 loop_try_condvar(struct bench_obj *o, unsigned int n,
-			    unsigned int steps, u64 x)
-{
-	while (n--) {
-		if (unlikely(!cv_try_acquire(&o->cv, 1))) {
-			bench_error(o);
-			continue;
-		}
-		cv_release(&o->cv, 1);
-	}
-	return x;
-}
-
-static u64 loop_pool_semt(struct bench_obj *o, unsigned int n,
-			  unsigned int steps, u64 x)
-{
-	void *obj;
-
-	while (n--) {
-		obj = u_pool_get(&o->upool);
-		u_pool_put(&o->upool, obj);
-	}
-	return x;
-}
-
-static u64 loop_pool_condvar(struct bench_obj *o, unsigned int n,
-			     unsigned int steps, u64 x)
-{
-	void *obj;
-
-	while (n--) {
-		obj = cv_pool_get(&o->cv);
-		cv_pool_put(&o->cv, obj);
-	}
-	return x;
-}
-
-static u64 loop_mutex_pthread(struct bench_obj *o, unsigned int n,
-			      unsigned int steps, u64 x)
-{
-	while (n--) {
-		pthread_mutex_lock(&o->umx);
-		pthread_mutex_unlock(&o->umx);
-	}
-	return x;
-}
-
-static u64 loop_mutex_condvar(struct bench_obj *o, unsigned int n,
-			      unsigned int steps, u64 x)
-{
-	while (n--) {
-		cv_acquire(&o->cv, 1);
-		cv_release(&o->cv, 1);
-	}
-	return x;
-}
+BENCH_LOOP(rw_read, pthread, BENCH_GAP_AFTER,
+	   BENCH_OK(pthread_rwlock_rdlock(&o->urw)),
+	   pthread_rwlock_unlock(&o->urw))
+BENCH_LOOP(rw_held, pthread, BENCH_GAP_INSIDE,
+	   BENCH_OK(pthread_rwlock_rdlock(&o->urw)),
+	   pthread_rwlock_unlock(&o->urw))
+BENCH_LOOP(rw_held, condvar, BENCH_GAP_INSIDE,
+	   BENCH_OK(cv_acquire(&o->cv, 1)), cv_release(&o->cv, 1))
+BENCH_LOOP(take2, semt, BENCH_GAP_AFTER,
+	   BENCH_OK(sem_wait(&o->usem), sem_wait(&o->usem)),
+	   (sem_post(&o->usem), sem_post(&o->usem)))
+BENCH_LOOP(take2, condvar, BENCH_GAP_AFTER,
+	   BENCH_OK(cv_acquire(&o->cv, 2)), cv_release(&o->cv, 2))
+BENCH_LOOP(take1, semt, BENCH_GAP_AFTER,
+	   BENCH_OK(sem_wait(&o->usem)), sem_post(&o->usem))
+BENCH_LOOP(take1, condvar, BENCH_GAP_AFTER,
+	   BENCH_OK(cv_acquire(&o->cv, 1)), cv_release(&o->cv, 1))
+BENCH_LOOP_R8W1(pthread, pthread_rwlock_rdlock(&o->urw),
+		pthread_rwlock_unlock(&o->urw),
+		pthread_rwlock_wrlock(&o->urw),
+		pthread_rwlock_unlock(&o->urw))
+BENCH_LOOP_R8W1(condvar, cv_acquire(&o->cv, 1), cv_release(&o->cv, 1),
+		cv_acquire(&o->cv, BENCH_RW_MAX),
+		cv_release(&o->cv, BENCH_RW_MAX))
+BENCH_LOOP(write, pthread, BENCH_GAP_NONE,
+	   BENCH_OK(pthread_rwlock_wrlock(&o->urw)),
+	   pthread_rwlock_unlock(&o->urw))
+BENCH_LOOP(write, condvar, BENCH_GAP_NONE,
+	   BENCH_OK(cv_acquire(&o->cv, BENCH_RW_MAX)),
+	   cv_release(&o->cv, BENCH_RW_MAX))
+BENCH_LOOP(try, semt, BENCH_GAP_NONE,
+	   !sem_trywait(&o->usem), sem_post(&o->usem))
+BENCH_LOOP(try, condvar, BENCH_GAP_NONE,
+	   cv_try_acquire(&o->cv, 1), cv_release(&o->cv, 1))
+BENCH_LOOP_POOL(semt, bench_ref_pool_get(&o->upool),
+		BENCH_OK(bench_ref_pool_put(&o->upool, obj)))
+BENCH_LOOP_POOL(condvar, cv_pool_get(&o->cv),
+		BENCH_OK(cv_pool_put(&o->cv, obj)))
+BENCH_LOOP(mutex, pthread, BENCH_GAP_NONE,
+	   BENCH_OK(pthread_mutex_lock(&o->umx)),
+	   pthread_mutex_unlock(&o->umx))
+BENCH_LOOP(mutex, condvar, BENCH_GAP_NONE,
+	   BENCH_OK(cv_acquire(&o->cv, 1)), cv_release(&o->cv, 1))
 
 #define REFS(s, p, c) { [V_SEMT - V_PSEM] = s, [V_PTHREAD - V_PSEM] = p, \
 			[V_CONDVAR - V_PSEM] = c }
@@ -687,84 +513,83 @@ static unsigned int parse_uint(const char *s, const char *what)
 	return v;
 }
 
-int main(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "table", required_argument, NULL, 't' },
-		{ "cells", required_argument, NULL, 'c' },
-		{ "threads", required_argument, NULL, 'n' },
-		{ "gaps", required_argument, NULL, 'g' },
-		{ "variants", required_argument, NULL, 'v' },
-		{ "iters", required_argument, NULL, 'i' },
-		{ "single-iters", required_argument, NULL, 's' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "short-gap", required_argument, NULL, 'S' },
-		{ "long-gap", required_argument, NULL, 'L' },
-		{ "insns", no_argument, NULL, 'I' },
-		{ "stats", no_argument, NULL, 'T' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct bench_switches sw;
-	char model[128];
-	struct utsname u;
-	u64 t0;
-	int c, ret, fd;
+/* The options that set a parameter: a list, a count or a switch. */
+static const struct bench_opt {
+	const char	*name;
+	const char	**list;
+	unsigned int	*count;
+	bool		*on;
+} bench_opts[] = {
+	{ "table", &table },
+	{ "cells", &cells },
+	{ "threads", &threads },
+	{ "gaps", &gaps },
+	{ "variants", &variants },
+	{ "iters", NULL, &iters },
+	{ "single-iters", NULL, &single_iters },
+	{ "rounds", NULL, &rounds },
+	{ "short-gap", NULL, &short_gap },
+	{ "long-gap", NULL, &long_gap },
+	{ "insns", NULL, NULL, &count_insns },
+	{ "stats", NULL, NULL, &stats },
+};
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			table = optarg;
-			break;
-		case 'c':
-			cells = optarg;
-			break;
-		case 'n':
-			threads = optarg;
-			break;
-		case 'g':
-			gaps = optarg;
-			break;
-		case 'v':
-			variants = optarg;
-			break;
-		case 'i':
-			iters = parse_uint(optarg, "iters");
-			break;
-		case 's':
-			single_iters = parse_uint(optarg, "single-iters");
-			break;
-		case 'r':
-			rounds = parse_uint(optarg, "rounds");
-			break;
-		case 'S':
-			short_gap = parse_uint(optarg, "short-gap");
-			break;
-		case 'L':
-			long_gap = parse_uint(optarg, "long-gap");
-			break;
-		case 'I':
-			count_insns = true;
-			break;
-		case 'T':
-			stats = true;
-			break;
-		case 'l':
+#define NR_OPTS ARRAY_SIZE(bench_opts)
+
+/*
+ * Sets the parameters from the command line: 0 to run, -1 when it printed
+ * the usage asked for, else the exit status of a wrong command line.
+ */
+static int parse_options(int argc, char **argv)
+{
+	struct option opts[NR_OPTS + 3] = {
+		[NR_OPTS] = { "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+	};
+	const struct bench_opt *o;
+	int c, i;
+
+	bench_names_init();	/* for print_usage() */
+	for (i = 0; i < (int)NR_OPTS; i++) {
+		o = &bench_opts[i];
+		opts[i].name = o->name;
+		opts[i].has_arg = o->on ? no_argument : required_argument;
+	}
+	while ((c = getopt_long(argc, argv, "", opts, &i)) != -1) {
+		if (c == 'l' || c == 'h') {
 			print_usage(stdout);
-			return 0;
-		case 'h':
-			print_usage(stdout);
-			return 0;
-		default:
+			return -1;
+		}
+		if (c) {
 			print_usage(stderr);
 			return 2;
 		}
+		o = &bench_opts[i];
+		if (o->list)
+			*o->list = optarg;
+		else if (o->count)
+			*o->count = parse_uint(optarg, o->name);
+		else
+			*o->on = true;
 	}
 	if (optind < argc) {
 		print_usage(stderr);
 		return 2;
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_switches sw;
+	char model[128];
+	struct utsname u;
+	u64 t0;
+	int ret, fd;
+
+	ret = parse_options(argc, argv);
+	if (ret)
+		return ret < 0 ? 0 : ret;
 	psem_user_task_init("main", 0);
 	ret = workers_start();
 	if (ret) {

@@ -19,9 +19,7 @@ struct bench_worker {
 	int		perf_fd;	/* instructions:u, or -1 */
 	u64		seen;		/* the last job it looked at */
 	/* Results of the last job, read by the main thread after it. */
-	u64		loop_ns, win_ns, cpu_ns, insns;
-	long		nvcsw, nivcsw;
-	u64		sink;
+	struct bench_figures fig;
 };
 
 static struct bench_worker workers[BENCH_MAX_THREADS];
@@ -114,22 +112,22 @@ static void *bench_worker_fn(void *arg)
 			ioctl(w->perf_fd, PERF_EVENT_IOC_ENABLE, 0);
 		}
 		t0 = now_ns(CLOCK_MONOTONIC);
-		w->sink = loop(o, iters, steps, t0);
+		w->fig.sink = loop(o, iters, steps, t0);
 		t1 = now_ns(CLOCK_MONOTONIC);
-		w->insns = 0;
+		w->fig.insns = 0;
 		if (counting) {
 			ioctl(w->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
-			if (read(w->perf_fd, &w->insns, sizeof(w->insns)) !=
-			    sizeof(w->insns))
-				w->insns = 0;
+			if (read(w->perf_fd, &w->fig.insns,
+				 sizeof(w->fig.insns)) != sizeof(w->fig.insns))
+				w->fig.insns = 0;
 		}
-		w->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+		w->fig.cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 		getrusage(RUSAGE_THREAD, &r1);
 		w1 = now_ns(CLOCK_MONOTONIC);
-		w->loop_ns = t1 - t0;
-		w->win_ns = w1 - w0;
-		w->nvcsw = r1.ru_nvcsw - r0.ru_nvcsw;
-		w->nivcsw = r1.ru_nivcsw - r0.ru_nivcsw;
+		w->fig.loop_ns = t1 - t0;
+		w->fig.win_ns = w1 - w0;
+		w->fig.nvcsw = r1.ru_nvcsw - r0.ru_nvcsw;
+		w->fig.nivcsw = r1.ru_nivcsw - r0.ru_nivcsw;
 
 		pthread_mutex_lock(&job_lock);
 		if (--job.left == 0)
@@ -185,14 +183,11 @@ static void workers_stop(void)
 		pthread_join(workers[i].th, NULL);
 }
 
-static u64 bench_sink;
-
 static int bench_measure(const struct bench_cell *c, enum bench_variant v,
 			 unsigned int nthreads, unsigned int n,
 			 unsigned int steps, struct bench_sample *s)
 {
-	u64 ns = 0, cpu = 0, win = 0, ins = 0, sink = 0;
-	long nv = 0, niv = 0;
+	struct bench_figures sum = { 0 };
 	struct bench_obj *o;
 	int i, first, ret;
 	bool count;
@@ -226,24 +221,10 @@ static int bench_measure(const struct bench_cell *c, enum bench_variant v,
 		pthread_cond_wait(&job_done, &job_lock);
 	pthread_mutex_unlock(&job_lock);
 
-	for (i = first; i < first + (int)nthreads; i++) {
-		struct bench_worker *w = &workers[i];
-
-		ns += w->loop_ns;
-		cpu += w->cpu_ns;
-		win += w->win_ns;
-		nv += w->nvcsw;
-		niv += w->nivcsw;
-		ins += w->insns;
-		sink ^= w->sink;
-	}
-	s->ns = (double)ns / ((double)n * nthreads);
-	s->cpu_pct = win ? 100.0 * cpu / win : 0;
-	s->vcsw_1k = 1000.0 * nv / ((double)n * nthreads);
-	s->ivcsw_1k = 1000.0 * niv / ((double)n * nthreads);
-	s->insns = count ? (double)ins / ((double)n * nthreads) : -1;
-	/* Keep the gap chains alive: their results reach memory. */
-	WRITE_ONCE(bench_sink, sink);
+	for (i = first; i < first + (int)nthreads; i++)
+		bench_figures_add(&sum, &workers[i].fig);
+	bench_sample_set(s, &sum, n, nthreads);
+	s->insns = count ? bench_ratio(sum.insns, (u64)n * nthreads, 1) : -1;
 	ret = bench_obj_check(o, c);
 	free(o);
 	return ret;
