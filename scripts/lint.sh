@@ -86,6 +86,9 @@ mark_clean() { mkdir -p "$okdir" && touch "$okdir/$1"; }
 #    the initializer for the wait queue's self-pointing list head, exactly as
 #    DEFINE_SEMAPHORE() does; the argument is an identifier, not an expression.
 #  - psem_queue.h: DEFINE_PSEM_WAKE(name) likewise, for its two list heads.
+#  - kunit/psem_test.h: __PSEM_NR_CASES_N() counts a suite's cases by the
+#    position of its last argument, as the kernel's own __COUNT_ARGS() in
+#    <linux/args.h> does, so its placeholder arguments are unused.
 #  - psem_compat.h: the one file whose job is to test the kernel version,
 #    with LINUX_VERSION_CODE, which checkpatch also takes for a constant on
 #    the left of a comparison; and the one that defines EXPORT_SYMBOL_PSEM(),
@@ -99,6 +102,7 @@ checkpatch_ignore() {
 	local all=ALLOC_WITH_SIZEOF
 	case $1 in
 	kmod/psem.h|kmod/psem_queue.h) echo "$all,MACRO_ARG_REUSE" ;;
+	kunit/psem_test.h) echo "$all,MACRO_ARG_UNUSED" ;;
 	kmod/psem_compat.h) echo "$all,LINUX_VERSION_CODE,CONSTANT_COMPARISON,EXPORT_SYMBOL" ;;
 	*) echo "$all" ;;
 	esac
