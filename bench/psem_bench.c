@@ -98,53 +98,39 @@ static const char *const bench_ref_names[BENCH_NR_REFS] = { "kernel" };
 #define BENCH_FLOOR_CONTENTION	false
 #define BENCH_CPUS_WHAT		"online CPUs"
 
-static char *table = "all";
-module_param(table, charp, 0444);
-MODULE_PARM_DESC(table,
-		 "comma-separated: contention, single, latency, or all (default all)");
+/*
+ * The parameters, read-only: a list (comma-separated names or numbers,
+ * parsed by parse_params()) or a count, each described with its default.
+ * @name is an identifier, @init a constant: neither has side effects.
+ */
+#define BENCH_PARAM_LIST(name, init, desc)				\
+	static char *name = init;					\
+	module_param(name, charp, 0444);				\
+	MODULE_PARM_DESC(name, "comma-separated " desc			\
+			 " (default " __stringify(init) ")")
 
-static char *cells = "all";
-module_param(cells, charp, 0444);
-MODULE_PARM_DESC(cells, "comma-separated cell names, or all (default)");
+#define BENCH_PARAM_UINT(name, init, desc)				\
+	static unsigned int name = init;				\
+	module_param(name, uint, 0444);					\
+	MODULE_PARM_DESC(name, desc " (default " __stringify(init) ")")
 
-static char *threads = "2";
-module_param(threads, charp, 0444);
-MODULE_PARM_DESC(threads,
-		 "comma-separated thread counts for contention cells (default 2)");
+BENCH_PARAM_LIST(table, "all", "tables: contention, single, latency, or all");
+BENCH_PARAM_LIST(cells, "all", "cell names, or all");
+BENCH_PARAM_LIST(threads, "2", "thread counts for contention cells");
+BENCH_PARAM_LIST(gaps, "none,short,long",
+		 "gaps for contention cells: none, short, long");
+BENCH_PARAM_LIST(variants, "all",
+		 "locked, positive-balance, positive-balance+flag, psem, kernel, floor, or all");
 
-static char *gaps = "none,short,long";
-module_param(gaps, charp, 0444);
-MODULE_PARM_DESC(gaps, "comma-separated gaps for contention cells: none,short,long");
-
-static char *variants = "all";
-module_param(variants, charp, 0444);
-MODULE_PARM_DESC(variants,
-		 "comma-separated: locked,positive-balance,positive-balance+flag,psem,kernel,floor, or all");
-
-static unsigned int iters = 200000;
-module_param(iters, uint, 0444);
-MODULE_PARM_DESC(iters, "iterations per thread per contention measurement (default 200000)");
-
-static unsigned int single_iters = 100000;
-module_param(single_iters, uint, 0444);
-MODULE_PARM_DESC(single_iters, "iterations per single-thread measurement (default 100000)");
-
-static unsigned int rounds = 15;
-module_param(rounds, uint, 0444);
-MODULE_PARM_DESC(rounds, "rounds per cell; the median is reported (default 15)");
-
-static unsigned int short_gap = 50;
-module_param(short_gap, uint, 0444);
-MODULE_PARM_DESC(short_gap, "multiply steps of the short gap (default 50)");
-
-static unsigned int long_gap = 200;
-module_param(long_gap, uint, 0444);
-MODULE_PARM_DESC(long_gap, "multiply steps of the long gap (default 200)");
-
-static unsigned int grants = 200;
-module_param(grants, uint, 0444);
-MODULE_PARM_DESC(grants,
-		 "grants per round and kind in the latency table (default 200)");
+BENCH_PARAM_UINT(iters, 200000,
+		 "iterations per thread per contention measurement");
+BENCH_PARAM_UINT(single_iters, 100000,
+		 "iterations per single-thread measurement");
+BENCH_PARAM_UINT(rounds, 15, "rounds per cell; the median is reported");
+BENCH_PARAM_UINT(short_gap, 50, "multiply steps of the short gap");
+BENCH_PARAM_UINT(long_gap, 200, "multiply steps of the long gap");
+BENCH_PARAM_UINT(grants, 200,
+		 "grants per round and kind in the latency table");
 
 static bool stats;
 module_param(stats, bool, 0444);

@@ -86,6 +86,10 @@ mark_clean() { mkdir -p "$okdir" && touch "$okdir/$1"; }
 #    the initializer for the wait queue's self-pointing list head, exactly as
 #    DEFINE_SEMAPHORE() does; the argument is an identifier, not an expression.
 #  - psem_queue.h: DEFINE_PSEM_WAKE(name) likewise, for its two list heads.
+#  - bench/psem_bench.c and torture/psem_torture_lib.c: BENCH_PARAM_*() and
+#    TT_PARAM() declare a module parameter, its variable and description
+#    from an identifier and a constant, as kernel/torture.h's torture_param()
+#    and lib/test_vmalloc.c's __param() do.
 #  - kunit/psem_test.h: __PSEM_NR_CASES_N() counts a suite's cases by the
 #    position of its last argument, as the kernel's own __COUNT_ARGS() in
 #    <linux/args.h> does, so its placeholder arguments are unused.
@@ -103,6 +107,8 @@ checkpatch_ignore() {
 	case $1 in
 	kmod/psem.h|kmod/psem_queue.h) echo "$all,MACRO_ARG_REUSE" ;;
 	kunit/psem_test.h) echo "$all,MACRO_ARG_UNUSED" ;;
+	bench/psem_bench.c|torture/psem_torture_lib.c)
+		echo "$all,MACRO_ARG_REUSE,MACRO_ARG_PRECEDENCE" ;;
 	kmod/psem_compat.h) echo "$all,LINUX_VERSION_CODE,CONSTANT_COMPARISON,EXPORT_SYMBOL" ;;
 	*) echo "$all" ;;
 	esac

@@ -17,34 +17,29 @@
 
 #include "psem_torture.h"
 
-/* Settings. The controller's own parameters are in psem_torture_main.c. */
-int tp_permits = 8;
-module_param_named(permits, tp_permits, int, 0444);
-MODULE_PARM_DESC(permits, "Permits of the sem phase's psem, capacity of the life phase's (1..1024)");
+/*
+ * Settings, each read-only: tp_<name>, module parameter <name>. The
+ * controller's own parameters are in psem_torture_main.c. @name is an
+ * identifier and @init a constant, as in kernel/torture.h's torture_param().
+ */
+#define TT_PARAM(type, name, init, desc)				\
+	type tp_##name = init;						\
+	module_param_named(name, tp_##name, type, 0444);		\
+	MODULE_PARM_DESC(name, desc)
 
-int tp_signal_ms = 50;
-module_param_named(signal_ms, tp_signal_ms, int, 0444);
-MODULE_PARM_DESC(signal_ms, "Send SIGUSR1 to an interruptible waiter every N ms (0=off, ..60000)");
-
-int tp_flip_knobs = 1;
-module_param_named(flip_knobs, tp_flip_knobs, int, 0444);
-MODULE_PARM_DESC(flip_knobs, "Set each of psem's release rules in turn while paused (0/1)");
-
-int tp_live_flips;
-module_param_named(live_flips, tp_live_flips, int, 0444);
-MODULE_PARM_DESC(live_flips, "Flip psem's switches every N ms while the workers run (0=off, ..10000); needs single-threaded TCG under QEMU");
-
-int tp_wait_bound_s = 20;
-module_param_named(wait_bound_s, tp_wait_bound_s, int, 0444);
-MODULE_PARM_DESC(wait_bound_s, "Lost wake-up watchdog: longest wait with enough permits available (1..3600)");
-
-int tp_stat_interval_s = 10;
-module_param_named(stat_interval_s, tp_stat_interval_s, int, 0444);
-MODULE_PARM_DESC(stat_interval_s, "Print a stats line every N seconds (0=off, ..3600)");
-
-ulong tp_seed;
-module_param_named(seed, tp_seed, ulong, 0444);
-MODULE_PARM_DESC(seed, "Random seed (0: a random one, printed at start)");
+TT_PARAM(int, permits, 8,
+	 "Permits of the sem phase's psem, capacity of the life phase's (1..1024)");
+TT_PARAM(int, signal_ms, 50,
+	 "Send SIGUSR1 to an interruptible waiter every N ms (0=off, ..60000)");
+TT_PARAM(int, flip_knobs, 1,
+	 "Set each of psem's release rules in turn while paused (0/1)");
+TT_PARAM(int, live_flips, 0,
+	 "Flip psem's switches every N ms while the workers run (0=off, ..10000); needs single-threaded TCG under QEMU");
+TT_PARAM(int, wait_bound_s, 20,
+	 "Lost wake-up watchdog: longest wait with enough permits available (1..3600)");
+TT_PARAM(int, stat_interval_s, 10,
+	 "Print a stats line every N seconds (0=off, ..3600)");
+TT_PARAM(ulong, seed, 0, "Random seed (0: a random one, printed at start)");
 
 /* Printing: every line starts with the tag; the busted run has its own. */
 const char *tt_tag = "psem_torture";
