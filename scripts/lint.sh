@@ -456,6 +456,23 @@ else
 	stage_done FAILED
 fi
 
+# No source file grows past what one reader takes in: 900 lines (the run
+# logs under bench/results, the data and the prose are not source).
+stage "lint: file lengths (900 lines at most)"
+long=$(git ls-files -- ':!bench/results' ':!*.rst' ':!*.md' ':!*.csv' \
+	':!*.txt' ':!*.patch' ':!*.svg' 2>/dev/null |
+	while read -r f; do
+		[ -f "$f" ] && n=$(wc -l <"$f") && [ "$n" -gt 900 ] && echo "  $f: $n lines"
+	done)
+if [ -z "$long" ]; then
+	stage_done clean
+else
+	echo "lint: split these:"
+	echo "$long"
+	bad+=(lengths)
+	stage_done FAILED
+fi
+
 stage "lint: shellcheck"
 if ! command -v shellcheck >/dev/null; then
 	stage_done "skipped (no shellcheck)"
