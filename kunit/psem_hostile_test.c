@@ -130,57 +130,45 @@ static void hostile_expect_sem_taken(struct kunit *test, struct hostile_fix *f,
 	KUNIT_EXPECT_EQ(test, psem_warn_count(), f->warns);
 }
 
-static void psem_hostile_acquire_preempt_off(struct kunit *test)
-{
-	struct hostile_fix *f = test->priv;
-	int ret;
-
-	hostile_begin(test, "psem_acquire() under preempt_disable()");
-	preempt_disable();
-	ret = psem_acquire(&f->sem, PHK_TAKE);
-	preempt_enable();
-	hostile_end();
-	hostile_expect_sem_taken(test, f, ret);
+/*
+ * HOSTILE_ACQUIRE_CASE - define case @name: @call, which takes PHK_TAKE of
+ * f->sem's permits, made between @enter and @exit (whole statements, so that
+ * sparse sees a lock taken and dropped in one function), in the window @what
+ * names; the call must succeed all the same.
+ */
+#define HOSTILE_ACQUIRE_CASE(name, what, enter, exit, call)		\
+static void name(struct kunit *test)					\
+{									\
+	struct hostile_fix *f = test->priv;				\
+	int ret;							\
+									\
+	hostile_begin(test, what);					\
+	enter;								\
+	ret = call;							\
+	exit;								\
+	hostile_end();							\
+	hostile_expect_sem_taken(test, f, ret);				\
 }
 
-static void psem_hostile_interruptible_spinlock(struct kunit *test)
-{
-	struct hostile_fix *f = test->priv;
-	int ret;
+HOSTILE_ACQUIRE_CASE(psem_hostile_acquire_preempt_off,
+		     "psem_acquire() under preempt_disable()",
+		     preempt_disable(), preempt_enable(),
+		     psem_acquire(&f->sem, PHK_TAKE))
 
-	hostile_begin(test, "psem_acquire_interruptible() under spin_lock()");
-	spin_lock(&f->lock);
-	ret = psem_acquire_interruptible(&f->sem, PHK_TAKE);
-	spin_unlock(&f->lock);
-	hostile_end();
-	hostile_expect_sem_taken(test, f, ret);
-}
+HOSTILE_ACQUIRE_CASE(psem_hostile_interruptible_spinlock,
+		     "psem_acquire_interruptible() under spin_lock()",
+		     spin_lock(&f->lock), spin_unlock(&f->lock),
+		     psem_acquire_interruptible(&f->sem, PHK_TAKE))
 
-static void psem_hostile_killable_spinlock_irq(struct kunit *test)
-{
-	struct hostile_fix *f = test->priv;
-	int ret;
+HOSTILE_ACQUIRE_CASE(psem_hostile_killable_spinlock_irq,
+		     "psem_acquire_killable() under spin_lock_irq()",
+		     spin_lock_irq(&f->lock), spin_unlock_irq(&f->lock),
+		     psem_acquire_killable(&f->sem, PHK_TAKE))
 
-	hostile_begin(test, "psem_acquire_killable() under spin_lock_irq()");
-	spin_lock_irq(&f->lock);
-	ret = psem_acquire_killable(&f->sem, PHK_TAKE);
-	spin_unlock_irq(&f->lock);
-	hostile_end();
-	hostile_expect_sem_taken(test, f, ret);
-}
-
-static void psem_hostile_timeout_bh_off(struct kunit *test)
-{
-	struct hostile_fix *f = test->priv;
-	int ret;
-
-	hostile_begin(test, "psem_acquire_timeout() under local_bh_disable()");
-	local_bh_disable();
-	ret = psem_acquire_timeout(&f->sem, PHK_TAKE, HZ);
-	local_bh_enable();
-	hostile_end();
-	hostile_expect_sem_taken(test, f, ret);
-}
+HOSTILE_ACQUIRE_CASE(psem_hostile_timeout_bh_off,
+		     "psem_acquire_timeout() under local_bh_disable()",
+		     local_bh_disable(), local_bh_enable(),
+		     psem_acquire_timeout(&f->sem, PHK_TAKE, HZ))
 
 static void psem_hostile_mutex_preempt_off(struct kunit *test)
 {
