@@ -172,15 +172,8 @@ out:
 	psem_test_finish(test, fix, &fix->mx.sem, 1);
 }
 
-static void psem_mutex_test_interruptible(struct kunit *test)
-{
-	mx_cancel(test, PSEM_TEST_MUTEX_INTR, SIGUSR1);
-}
-
-static void psem_mutex_test_killable(struct kunit *test)
-{
-	mx_cancel(test, PSEM_TEST_MUTEX_KILL, SIGKILL);
-}
+PSEM_TEST_CANCEL_CASES(psem_mutex_test, mx_cancel,
+		       PSEM_TEST_MUTEX_INTR, PSEM_TEST_MUTEX_KILL)
 
 /*
  * In hard IRQ: a trylock is refused, as mutex_trylock() must not be called

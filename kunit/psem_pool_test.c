@@ -277,15 +277,8 @@ out:
 	psem_test_finish(test, fix, &fix->pool.sem, 1);
 }
 
-static void psem_pool_test_get_interruptible(struct kunit *test)
-{
-	pool_cancel(test, PSEM_TEST_GET_INTR, SIGUSR1);
-}
-
-static void psem_pool_test_get_killable(struct kunit *test)
-{
-	pool_cancel(test, PSEM_TEST_GET_KILL, SIGKILL);
-}
+PSEM_TEST_CANCEL_CASES(psem_pool_test_get, pool_cancel,
+		       PSEM_TEST_GET_INTR, PSEM_TEST_GET_KILL)
 
 /* Each bad call is refused, counted once, and changes nothing. */
 static void psem_pool_test_bad_input(struct kunit *test)

@@ -287,15 +287,8 @@ out:
 	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
-static void psem_rwlock_test_write_interruptible(struct kunit *test)
-{
-	rw_cancel(test, PSEM_TEST_WRITE_INTR, SIGUSR1);
-}
-
-static void psem_rwlock_test_write_killable(struct kunit *test)
-{
-	rw_cancel(test, PSEM_TEST_WRITE_KILL, SIGKILL);
-}
+PSEM_TEST_CANCEL_CASES(psem_rwlock_test_write, rw_cancel,
+		       PSEM_TEST_WRITE_INTR, PSEM_TEST_WRITE_KILL)
 
 /*
  * Trylocks never sleep: with interrupts off under a spinlock, and in hard

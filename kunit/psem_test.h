@@ -806,4 +806,25 @@ static inline void psem_test_hold(struct psem_test_worker *w)
 		psem_test_nap();
 }
 
+/**
+ * PSEM_TEST_CANCEL_CASES - define a suite's two cancelled-wait cases
+ * @name: the cases are @name##_interruptible and @name##_killable
+ * @fn:   the test, void @fn(struct kunit *test, enum psem_test_lock_op op,
+ *        int sig): a step worker waits in @op and gets @sig
+ * @intr: the lock's _INTR op, for @name##_interruptible with SIGUSR1
+ * @kill: the lock's _KILL op, for @name##_killable with SIGKILL
+ */
+#define PSEM_TEST_CANCEL_CASES(name, fn, intr, kill)			\
+static void (*const name##_cancel_fn)(struct kunit *test,		\
+				      enum psem_test_lock_op op,	\
+				      int sig) = fn;			\
+static void name##_interruptible(struct kunit *test)			\
+{									\
+	name##_cancel_fn(test, intr, SIGUSR1);				\
+}									\
+static void name##_killable(struct kunit *test)				\
+{									\
+	name##_cancel_fn(test, kill, SIGKILL);				\
+}
+
 #endif /* _PSEM_TEST_H */
