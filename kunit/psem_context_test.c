@@ -171,16 +171,11 @@ static void context_release_to_waiter(struct kunit *test, long n, bool timer)
 	PSEM_TEST_EXPECT_IDLE(test, sem, n);
 }
 
-static void psem_test_release_hard_timer(struct kunit *test)
-{
-	context_release_to_waiter(test, 2, true);
-}
-
+PSEM_TEST_CASE_OF(psem_test_release_hard_timer, context_release_to_waiter,
+		  2, true)
 /* The same from a hard irq_work (IRQ_WORK_INIT_HARD). */
-static void psem_test_release_hard_irq_work(struct kunit *test)
-{
-	context_release_to_waiter(test, 1, false);
-}
+PSEM_TEST_CASE_OF(psem_test_release_hard_irq_work, context_release_to_waiter,
+		  1, false)
 
 /*
  * Nobody waits: the release is one lock-free exchange, legal anywhere, and

@@ -463,6 +463,16 @@ do {									\
 			    "balance after " #call);			\
 } while (0)
 
+/*
+ * PSEM_TEST_CASE_OF - define test case @name as @fn(test, ...): for cases
+ * that run one body with different values
+ */
+#define PSEM_TEST_CASE_OF(name, fn, ...)				\
+static void name(struct kunit *test)					\
+{									\
+	fn(test, __VA_ARGS__);						\
+}
+
 /**
  * PSEM_TEST_RELEASE_RULE_CASES - one test case a release rule
  * @name: the cases are @name_waiters_bit, @name_positive_balance and
@@ -478,18 +488,9 @@ do {									\
 #define PSEM_TEST_RELEASE_RULE_CASES(name, fn)				\
 static void (*const name##_rule_fn)(struct kunit *test, bool fast,	\
 				    bool zero) = fn;			\
-static void name##_waiters_bit(struct kunit *test)			\
-{									\
-	name##_rule_fn(test, true, true);				\
-}									\
-static void name##_positive_balance(struct kunit *test)		\
-{									\
-	name##_rule_fn(test, true, false);				\
-}									\
-static void name##_locked(struct kunit *test)				\
-{									\
-	name##_rule_fn(test, false, true);				\
-}
+PSEM_TEST_CASE_OF(name##_waiters_bit, name##_rule_fn, true, true)	\
+PSEM_TEST_CASE_OF(name##_positive_balance, name##_rule_fn, true, false) \
+PSEM_TEST_CASE_OF(name##_locked, name##_rule_fn, false, true)
 
 /* ==== asynchronous waiters ==== */
 
@@ -818,13 +819,7 @@ static inline void psem_test_hold(struct psem_test_worker *w)
 static void (*const name##_cancel_fn)(struct kunit *test,		\
 				      enum psem_test_lock_op op,	\
 				      int sig) = fn;			\
-static void name##_interruptible(struct kunit *test)			\
-{									\
-	name##_cancel_fn(test, intr, SIGUSR1);				\
-}									\
-static void name##_killable(struct kunit *test)				\
-{									\
-	name##_cancel_fn(test, kill, SIGKILL);				\
-}
+PSEM_TEST_CASE_OF(name##_interruptible, name##_cancel_fn, intr, SIGUSR1) \
+PSEM_TEST_CASE_OF(name##_killable, name##_cancel_fn, kill, SIGKILL)
 
 #endif /* _PSEM_TEST_H */
