@@ -123,56 +123,59 @@ static void context_start_pinned(void *data)
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
+/*
+ * Fires @p once, from its _HARD hrtimer if @timer, else from its hard
+ * irq_work, and waits until it has run and returned.
+ */
+static void context_run(struct kunit *test, struct context_irq *p, bool timer)
+{
+	WRITE_ONCE(p->fired, false);
+	if (timer)
+		context_start_timer(p);
+	else
+		KUNIT_ASSERT_TRUE(test, irq_work_queue(&p->work));
+	KUNIT_ASSERT_TRUE(test, context_wait(p));
+	if (timer)
+		hrtimer_cancel(&p->timer);
+	else
+		irq_work_sync(&p->work);
+}
+
 static void context_release(struct context_irq *p)
 {
 	p->ret = psem_release(p->sem, p->n);
 }
 
 /*
- * A task waits for 2; a _HARD hrtimer releases 2. The release must hand
+ * A task waits for @n; a hard-only interrupt, from a _HARD hrtimer if
+ * @timer, else from a hard irq_work, releases @n. The release must hand
  * them over, which needs the queue lock: it defers to the irq_work, which
  * serves the waiter. Before the deferral lockdep printed "BUG: Invalid
  * wait context" here (make check fails on any such report).
  */
-static void psem_test_release_hard_timer(struct kunit *test)
+static void context_release_to_waiter(struct kunit *test, long n, bool timer)
 {
 	struct psem *sem = psem_test_sem(test, 0);
-	struct context_irq *p = context_irq(test, sem, 2, context_release);
+	struct context_irq *p = context_irq(test, sem, n, context_release);
 	struct psem_test_thread *w;
 
 	psem_test_stats_start();
-	w = psem_test_linked_waiter(test, sem, PSEM_TEST_ACQUIRE, 2, 1);
-	context_start_timer(p);
-	KUNIT_ASSERT_TRUE(test, context_wait(p));
-	hrtimer_cancel(&p->timer);
+	w = psem_test_linked_waiter(test, sem, PSEM_TEST_ACQUIRE, n, 1);
+	context_run(test, p, timer);
 	KUNIT_EXPECT_TRUE(test, p->hard);
 	KUNIT_EXPECT_EQ(test, p->ret, 0);
 	PSEM_TEST_EXPECT_RETURNS(test, w, 0);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_DEFERRED, context_defers() ? 1 : 0);
 	psem_sync(sem);
-	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
-	PSEM_TEST_EXPECT_IDLE(test, sem, 2);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, n), 0);
+	PSEM_TEST_EXPECT_IDLE(test, sem, n);
 }
 
+PSEM_TEST_CASE_OF(psem_test_release_hard_timer, context_release_to_waiter,
+		  2, true)
 /* The same from a hard irq_work (IRQ_WORK_INIT_HARD). */
-static void psem_test_release_hard_irq_work(struct kunit *test)
-{
-	struct psem *sem = psem_test_sem(test, 0);
-	struct context_irq *p = context_irq(test, sem, 1, context_release);
-	struct psem_test_thread *w;
-
-	psem_test_stats_start();
-	w = psem_test_linked_waiter(test, sem, PSEM_TEST_ACQUIRE, 1, 1);
-	KUNIT_ASSERT_TRUE(test, irq_work_queue(&p->work));
-	KUNIT_ASSERT_TRUE(test, context_wait(p));
-	irq_work_sync(&p->work);
-	KUNIT_EXPECT_EQ(test, p->ret, 0);
-	PSEM_TEST_EXPECT_RETURNS(test, w, 0);
-	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_DEFERRED, context_defers() ? 1 : 0);
-	psem_sync(sem);
-	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
-	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
-}
+PSEM_TEST_CASE_OF(psem_test_release_hard_irq_work, context_release_to_waiter,
+		  1, false)
 
 /*
  * Nobody waits: the release is one lock-free exchange, legal anywhere, and
@@ -184,9 +187,7 @@ static void psem_test_release_hard_lock_free(struct kunit *test)
 	struct context_irq *p = context_irq(test, sem, 3, context_release);
 
 	psem_test_stats_start();
-	context_start_timer(p);
-	KUNIT_ASSERT_TRUE(test, context_wait(p));
-	hrtimer_cancel(&p->timer);
+	context_run(test, p, true);
 	KUNIT_EXPECT_EQ(test, p->ret, 0);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 1);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_DEFERRED, 0);
@@ -209,10 +210,7 @@ static void psem_test_release_hard_many(struct kunit *test)
 	for (i = 0; i < 20; i++) {
 		struct psem_test_thread *w = psem_test_spawn(test, &tmpl, -1);
 
-		WRITE_ONCE(p->fired, false);
-		context_start_timer(p);
-		KUNIT_ASSERT_TRUE(test, context_wait(p));
-		hrtimer_cancel(&p->timer);
+		context_run(test, p, true);
 		KUNIT_EXPECT_EQ(test, p->ret, 0);
 		PSEM_TEST_EXPECT_RETURNS(test, w, 0);
 		psem_test_reap(test, w);
@@ -308,9 +306,7 @@ static void psem_test_refuse_hard(struct kunit *test)
 
 	p = context_irq(test, sem, 0, context_close);
 	psem_set_quiet_warnings(true);
-	context_start_timer(p);
-	KUNIT_ASSERT_TRUE(test, context_wait(p));
-	hrtimer_cancel(&p->timer);
+	context_run(test, p, true);
 	psem_set_quiet_warnings(false);
 	KUNIT_EXPECT_EQ(test, p->ret, context_defers() ? -EPERM : 0);
 	KUNIT_EXPECT_EQ(test, p->ret2, context_defers() ? -EPERM : 0);
@@ -335,9 +331,7 @@ static void psem_test_park_pays_debt(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, psem_debt(sem), 8UL);
 	p = context_irq(test, sem, 10, context_release);
 	psem_test_stats_start();
-	KUNIT_ASSERT_TRUE(test, irq_work_queue(&p->work));
-	KUNIT_ASSERT_TRUE(test, context_wait(p));
-	irq_work_sync(&p->work);
+	context_run(test, p, false);
 	psem_sync(sem);
 	KUNIT_EXPECT_EQ(test, p->ret, 0);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_DEFERRED, context_defers() ? 1 : 0);
@@ -368,9 +362,7 @@ static void psem_test_parked_in_flight(struct kunit *test)
 	struct psem_test_thread *w;
 
 	w = psem_test_linked_waiter(test, sem, PSEM_TEST_ACQUIRE, 1, 1);
-	KUNIT_ASSERT_TRUE(test, irq_work_queue(&p->work));
-	KUNIT_ASSERT_TRUE(test, context_wait(p));
-	irq_work_sync(&p->work);
+	context_run(test, p, false);
 	KUNIT_EXPECT_EQ(test, p->ret, 0);
 	KUNIT_EXPECT_EQ(test, p->n, 0L);		/* available */
 	KUNIT_EXPECT_EQ(test, p->ret2, 2);		/* held, try failed */
@@ -396,9 +388,7 @@ static void psem_test_refuse_hard_quietly(struct kunit *test)
 	struct context_irq *p = context_irq(test, sem, 0, context_reduce);
 	u64 before = psem_warn_count();
 
-	KUNIT_ASSERT_TRUE(test, irq_work_queue(&p->work));
-	KUNIT_ASSERT_TRUE(test, context_wait(p));
-	irq_work_sync(&p->work);
+	context_run(test, p, false);
 	KUNIT_EXPECT_EQ(test, p->ret, context_defers() ? -EPERM : 0);
 	KUNIT_EXPECT_EQ(test, psem_warn_count() - before,
 			context_defers() ? 1ULL : 0ULL);
@@ -453,9 +443,7 @@ static void psem_test_pool_destroy_hard_put(struct kunit *test)
 		KUNIT_ASSERT_TRUE(test, psem_test_wait_for(psem_test_nr_waiters(&pool->sem) == 1));
 		p = context_irq(test, &pool->sem, 1, context_pool_put);
 		p->obj = &obj;
-		KUNIT_ASSERT_TRUE(test, irq_work_queue(&p->work));
-		KUNIT_ASSERT_TRUE(test, context_wait(p));
-		irq_work_sync(&p->work);
+		context_run(test, p, false);
 		KUNIT_EXPECT_EQ(test, p->ret, 0);
 		PSEM_TEST_EXPECT_RETURNS(test, w, 0);
 		psem_pool_destroy(pool);

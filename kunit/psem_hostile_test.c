@@ -71,6 +71,7 @@
  * @rwlock: an unlocked psem_rwlock
  * @lock:   the spinlock a case holds around a sleeping call
  * @warns:  psem_warn_count() when the case began
+ * @ret:    what the call returned, for the psem_acquire*() cases
  */
 struct hostile_fix {
 	struct psem		sem;
@@ -78,6 +79,7 @@ struct hostile_fix {
 	struct psem_rwlock	rwlock;
 	spinlock_t		lock;	/* held around a call; guards nothing */
 	u64			warns;
+	int			ret;
 };
 
 static int hostile_init(struct kunit *test)
@@ -119,118 +121,99 @@ static void hostile_end(void)
 }
 
 /* The call took PHK_TAKE of @f->sem's permits; give them back. */
-static void hostile_expect_sem_taken(struct kunit *test, struct hostile_fix *f,
-				     int ret)
+static void hostile_sem_taken(struct kunit *test, struct hostile_fix *f)
 {
-	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, f->ret, 0);
 	KUNIT_EXPECT_EQ(test, psem_available(&f->sem), PHK_PERMITS - PHK_TAKE);
 	KUNIT_EXPECT_EQ(test, psem_release(&f->sem, PHK_TAKE), 0);
 	KUNIT_EXPECT_EQ(test, psem_available(&f->sem), PHK_PERMITS);
 	KUNIT_EXPECT_EQ(test, psem_debt(&f->sem), 0UL);
-	KUNIT_EXPECT_EQ(test, psem_warn_count(), f->warns);
 }
 
-static void psem_hostile_acquire_preempt_off(struct kunit *test)
+/* The call locked @f->mutex; unlock it. */
+static void hostile_mutex_taken(struct kunit *test, struct hostile_fix *f)
 {
-	struct hostile_fix *f = test->priv;
-	int ret;
-
-	hostile_begin(test, "psem_acquire() under preempt_disable()");
-	preempt_disable();
-	ret = psem_acquire(&f->sem, PHK_TAKE);
-	preempt_enable();
-	hostile_end();
-	hostile_expect_sem_taken(test, f, ret);
-}
-
-static void psem_hostile_interruptible_spinlock(struct kunit *test)
-{
-	struct hostile_fix *f = test->priv;
-	int ret;
-
-	hostile_begin(test, "psem_acquire_interruptible() under spin_lock()");
-	spin_lock(&f->lock);
-	ret = psem_acquire_interruptible(&f->sem, PHK_TAKE);
-	spin_unlock(&f->lock);
-	hostile_end();
-	hostile_expect_sem_taken(test, f, ret);
-}
-
-static void psem_hostile_killable_spinlock_irq(struct kunit *test)
-{
-	struct hostile_fix *f = test->priv;
-	int ret;
-
-	hostile_begin(test, "psem_acquire_killable() under spin_lock_irq()");
-	spin_lock_irq(&f->lock);
-	ret = psem_acquire_killable(&f->sem, PHK_TAKE);
-	spin_unlock_irq(&f->lock);
-	hostile_end();
-	hostile_expect_sem_taken(test, f, ret);
-}
-
-static void psem_hostile_timeout_bh_off(struct kunit *test)
-{
-	struct hostile_fix *f = test->priv;
-	int ret;
-
-	hostile_begin(test, "psem_acquire_timeout() under local_bh_disable()");
-	local_bh_disable();
-	ret = psem_acquire_timeout(&f->sem, PHK_TAKE, HZ);
-	local_bh_enable();
-	hostile_end();
-	hostile_expect_sem_taken(test, f, ret);
-}
-
-static void psem_hostile_mutex_preempt_off(struct kunit *test)
-{
-	struct hostile_fix *f = test->priv;
-
-	hostile_begin(test, "psem_mutex_lock() under preempt_disable()");
-	preempt_disable();
-	psem_mutex_lock(&f->mutex);
-	preempt_enable();
-	hostile_end();
-
 	KUNIT_EXPECT_TRUE(test, psem_mutex_is_locked(&f->mutex));
 	KUNIT_EXPECT_EQ(test, psem_available(&f->mutex.sem), 0L);
 	psem_mutex_unlock(&f->mutex);
 	KUNIT_EXPECT_FALSE(test, psem_mutex_is_locked(&f->mutex));
 	KUNIT_EXPECT_EQ(test, psem_available(&f->mutex.sem), 1L);
-	KUNIT_EXPECT_EQ(test, psem_warn_count(), f->warns);
 }
 
-static void psem_hostile_read_lock_preempt_off(struct kunit *test)
+/* The call read-locked @f->rwlock; unlock it. */
+static void hostile_read_taken(struct kunit *test, struct hostile_fix *f)
 {
-	struct hostile_fix *f = test->priv;
-
-	hostile_begin(test, "psem_read_lock() under preempt_disable()");
-	preempt_disable();
-	psem_read_lock(&f->rwlock);
-	preempt_enable();
-	hostile_end();
-
 	KUNIT_EXPECT_EQ(test, psem_available(&f->rwlock.sem), PHK_RW_MAX - 1);
 	psem_read_unlock(&f->rwlock);
 	KUNIT_EXPECT_EQ(test, psem_available(&f->rwlock.sem), PHK_RW_MAX);
-	KUNIT_EXPECT_EQ(test, psem_warn_count(), f->warns);
 }
 
-static void psem_hostile_write_lock_irqs_off(struct kunit *test)
+/* The call write-locked @f->rwlock; unlock it. */
+static void hostile_write_taken(struct kunit *test, struct hostile_fix *f)
 {
-	struct hostile_fix *f = test->priv;
-
-	hostile_begin(test, "psem_write_lock() under local_irq_disable()");
-	local_irq_disable();
-	psem_write_lock(&f->rwlock);
-	local_irq_enable();
-	hostile_end();
-
 	KUNIT_EXPECT_EQ(test, psem_available(&f->rwlock.sem), 0L);
 	psem_write_unlock(&f->rwlock);
 	KUNIT_EXPECT_EQ(test, psem_available(&f->rwlock.sem), PHK_RW_MAX);
-	KUNIT_EXPECT_EQ(test, psem_warn_count(), f->warns);
 }
+
+/*
+ * HOSTILE_CASE - define case @name: @call made between @enter and @exit
+ * (whole statements, so that sparse sees a lock taken and dropped in one
+ * function), in the window @what names. The call must succeed all the
+ * same: @taken(test, f) expects what it took and gives it back, and no
+ * refusal may have been counted.
+ */
+#define HOSTILE_CASE(name, what, enter, exit, call, taken)		\
+static void name(struct kunit *test)					\
+{									\
+	struct hostile_fix *f = test->priv;				\
+									\
+	hostile_begin(test, what);					\
+	enter;								\
+	call;								\
+	exit;								\
+	hostile_end();							\
+	taken(test, f);							\
+	KUNIT_EXPECT_EQ(test, psem_warn_count(), f->warns);		\
+}
+
+HOSTILE_CASE(psem_hostile_acquire_preempt_off,
+	     "psem_acquire() under preempt_disable()",
+	     preempt_disable(), preempt_enable(),
+	     f->ret = psem_acquire(&f->sem, PHK_TAKE), hostile_sem_taken)
+
+HOSTILE_CASE(psem_hostile_interruptible_spinlock,
+	     "psem_acquire_interruptible() under spin_lock()",
+	     spin_lock(&f->lock), spin_unlock(&f->lock),
+	     f->ret = psem_acquire_interruptible(&f->sem, PHK_TAKE),
+	     hostile_sem_taken)
+
+HOSTILE_CASE(psem_hostile_killable_spinlock_irq,
+	     "psem_acquire_killable() under spin_lock_irq()",
+	     spin_lock_irq(&f->lock), spin_unlock_irq(&f->lock),
+	     f->ret = psem_acquire_killable(&f->sem, PHK_TAKE),
+	     hostile_sem_taken)
+
+HOSTILE_CASE(psem_hostile_timeout_bh_off,
+	     "psem_acquire_timeout() under local_bh_disable()",
+	     local_bh_disable(), local_bh_enable(),
+	     f->ret = psem_acquire_timeout(&f->sem, PHK_TAKE, HZ),
+	     hostile_sem_taken)
+
+HOSTILE_CASE(psem_hostile_mutex_preempt_off,
+	     "psem_mutex_lock() under preempt_disable()",
+	     preempt_disable(), preempt_enable(),
+	     psem_mutex_lock(&f->mutex), hostile_mutex_taken)
+
+HOSTILE_CASE(psem_hostile_read_lock_preempt_off,
+	     "psem_read_lock() under preempt_disable()",
+	     preempt_disable(), preempt_enable(),
+	     psem_read_lock(&f->rwlock), hostile_read_taken)
+
+HOSTILE_CASE(psem_hostile_write_lock_irqs_off,
+	     "psem_write_lock() under local_irq_disable()",
+	     local_irq_disable(), local_irq_enable(),
+	     psem_write_lock(&f->rwlock), hostile_write_taken)
 
 PSEM_TEST_HOOKED_SUITE("psem_hostile",
 		       "KUnit tests for psem's sleeping calls made from atomic context",

@@ -62,66 +62,40 @@ static unsigned long mx_try_steps(struct psem_test_fix *fix)
 	return bad;
 }
 
-static int mx_stress_fn(void *arg)
+/* A stress worker's @i-th lock call, each of the four ways in turn. */
+static void mx_stress_once(struct psem_test_worker *t, unsigned int i)
 {
-	struct psem_test_worker *t = arg;
 	struct psem_test_fix *fix = t->fix;
 	struct psem_mutex *mx = &fix->mx;
-	unsigned int i;
-	int ret;
 
-	for (i = 0; i < MX_ITERS; i++, atomic_long_inc(&fix->progress)) {
-		ret = 0;
-		switch ((i + t->id) % 4) {
-		case 0:
-			psem_mutex_lock(mx);
-			break;
-		case 1:
-			ret = psem_mutex_lock_interruptible(mx);
-			break;
-		case 2:
-			ret = psem_mutex_lock_killable(mx);
-			break;
-		default:
-			if (!psem_mutex_trylock(mx))
-				psem_mutex_lock(mx);
-			break;
-		}
-		if (ret) {	/* nobody sends a signal here */
-			t->errors++;
-			continue;
-		}
-		if (atomic_inc_return(&fix->inside) != 1 ||
-		    !psem_mutex_is_locked(mx))
-			t->errors++;
-		if (IS_ENABLED(CONFIG_DEBUG_MUTEXES) &&
-		    mx_owner(mx) != current)
-			t->errors++;
-		fix->count++;	/* plain: only the holder is here */
-		t->got++;
-		psem_test_hold(t);
-		atomic_dec(&fix->inside);
-		psem_mutex_unlock(mx);
+	if (PSEM_TEST_LOCK_AS(psem_mutex_, mx, (i + t->id) % 4)) {
+		t->errors++;	/* nobody sends a signal here */
+		return;
 	}
-	psem_test_set_state(t, PSEM_TEST_FINISHED);
-	return 0;
+	if (atomic_inc_return(&fix->inside) != 1 ||
+	    !psem_mutex_is_locked(mx))
+		t->errors++;
+	if (IS_ENABLED(CONFIG_DEBUG_MUTEXES) &&
+	    mx_owner(mx) != current)
+		t->errors++;
+	fix->count++;	/* plain: only the holder is here */
+	t->got++;
+	psem_test_hold(t);
+	atomic_dec(&fix->inside);
+	psem_mutex_unlock(mx);
 }
 
 /* Two kthreads per online CPU bump a plain counter under the mutex. */
 static void psem_mutex_test_exclusion(struct kunit *test)
 {
 	unsigned int per_cpu = 2, n = per_cpu * num_online_cpus();
-	unsigned long errors, got, misses;
-	struct psem_test_fix *fix = psem_test_fix_new(n);
-	int unused;
+	struct psem_test_fix *fix = psem_test_fix_new(test, n);
+	struct psem_test_sums sums;
 
-	KUNIT_ASSERT_NOT_NULL(test, fix);
-	if (psem_test_start_per_cpu(test, fix, mx_stress_fn, per_cpu) &&
-	    psem_test_wait_stress(test, fix)) {
-		psem_test_sum(fix, &errors, &got, &misses, &unused);
-		KUNIT_EXPECT_EQ(test, errors, 0UL);
-		KUNIT_EXPECT_EQ(test, got, (unsigned long)n * MX_ITERS);
-		KUNIT_EXPECT_EQ(test, fix->count, got);
+	if (psem_test_stress(test, fix, mx_stress_once, MX_ITERS, per_cpu,
+			     &sums)) {
+		KUNIT_EXPECT_EQ(test, sums.got, (unsigned long)n * MX_ITERS);
+		KUNIT_EXPECT_EQ(test, fix->count, sums.got);
 		KUNIT_EXPECT_FALSE(test, psem_mutex_is_locked(&fix->mx));
 	}
 	psem_test_finish(test, fix, &fix->mx.sem, 1);
@@ -134,23 +108,19 @@ static void psem_mutex_test_fifo(struct kunit *test)
 		PSEM_TEST_MUTEX, PSEM_TEST_MUTEX_INTR, PSEM_TEST_MUTEX_KILL, PSEM_TEST_MUTEX,
 	};
 	struct psem_test_worker *t[ARRAY_SIZE(ops)];
-	struct psem_test_fix *fix = psem_test_fix_new(ARRAY_SIZE(ops));
-	bool locked;
+	struct psem_test_fix *fix = psem_test_fix_new(test, ARRAY_SIZE(ops));
 	unsigned int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, fix);
-	psem_mutex_lock(&fix->mx);
-	locked = true;
+	psem_test_take(fix, PSEM_TEST_MUTEX);
 	for (i = 0; i < ARRAY_SIZE(ops); i++) {
-		t[i] = psem_test_start(test, fix, psem_test_step_fn, ops[i]);
-		if (!t[i] || !psem_test_await(test, psem_test_nr_waiters(&fix->mx.sem) == i + 1))
+		t[i] = psem_test_queue(test, fix, ops[i], i + 1);
+		if (!t[i])
 			goto out;
 		psem_test_go(t[i]);	/* unlock as soon as it holds */
 	}
 	KUNIT_EXPECT_FALSE(test, mx_try_undo(&fix->mx));
 
-	psem_mutex_unlock(&fix->mx);
-	locked = false;
+	psem_test_drop(fix);
 	for (i = 0; i < ARRAY_SIZE(ops); i++) {
 		if (!psem_test_await(test, psem_test_state(t[i]) == PSEM_TEST_FINISHED))
 			goto out;
@@ -159,8 +129,6 @@ static void psem_mutex_test_fifo(struct kunit *test)
 	}
 	KUNIT_EXPECT_FALSE(test, psem_mutex_is_locked(&fix->mx));
 out:
-	if (locked)
-		psem_mutex_unlock(&fix->mx);
 	psem_test_finish(test, fix, &fix->mx.sem, 1);
 }
 
@@ -170,16 +138,13 @@ out:
  */
 static void mx_cancel(struct kunit *test, enum psem_test_lock_op op, int sig)
 {
-	struct psem_test_fix *fix = psem_test_fix_new(1);
+	struct psem_test_fix *fix = psem_test_fix_new(test, 1);
 	struct psem_test_worker *t;
-	bool locked;
 
-	KUNIT_ASSERT_NOT_NULL(test, fix);
-	psem_mutex_lock(&fix->mx);
-	locked = true;
+	psem_test_take(fix, PSEM_TEST_MUTEX);
 
-	t = psem_test_start(test, fix, psem_test_step_fn, op);
-	if (!t || !psem_test_await(test, psem_test_nr_waiters(&fix->mx.sem) == 1))
+	t = psem_test_queue(test, fix, op, 1);
+	if (!t)
 		goto out;
 	if (sig == SIGKILL) {
 		/* A killable wait ignores other signals (can only miss). */
@@ -196,8 +161,7 @@ static void mx_cancel(struct kunit *test, enum psem_test_lock_op op, int sig)
 	if (IS_ENABLED(CONFIG_DEBUG_MUTEXES))
 		KUNIT_EXPECT_PTR_EQ(test, mx_owner(&fix->mx), current);
 
-	psem_mutex_unlock(&fix->mx);
-	locked = false;
+	psem_test_drop(fix);
 	KUNIT_EXPECT_FALSE(test, psem_mutex_is_locked(&fix->mx));
 	/* Still usable. */
 	if (psem_mutex_trylock(&fix->mx))
@@ -205,20 +169,11 @@ static void mx_cancel(struct kunit *test, enum psem_test_lock_op op, int sig)
 	else
 		KUNIT_FAIL(test, "mutex not free after the cancelled wait");
 out:
-	if (locked)
-		psem_mutex_unlock(&fix->mx);
 	psem_test_finish(test, fix, &fix->mx.sem, 1);
 }
 
-static void psem_mutex_test_interruptible(struct kunit *test)
-{
-	mx_cancel(test, PSEM_TEST_MUTEX_INTR, SIGUSR1);
-}
-
-static void psem_mutex_test_killable(struct kunit *test)
-{
-	mx_cancel(test, PSEM_TEST_MUTEX_KILL, SIGKILL);
-}
+PSEM_TEST_CANCEL_CASES(psem_mutex_test, mx_cancel,
+		       PSEM_TEST_MUTEX_INTR, PSEM_TEST_MUTEX_KILL)
 
 /*
  * In hard IRQ: a trylock is refused, as mutex_trylock() must not be called
@@ -240,12 +195,11 @@ static unsigned long mx_try_irq(struct psem_test_fix *fix)
  */
 static void psem_mutex_test_trylock_atomic(struct kunit *test)
 {
-	struct psem_test_fix *fix = psem_test_fix_new(1);
+	struct psem_test_fix *fix = psem_test_fix_new(test, 1);
 	struct psem_test_worker *t;
 	unsigned long flags;
 	u64 warns;
 
-	KUNIT_ASSERT_NOT_NULL(test, fix);
 	KUNIT_EXPECT_FALSE(test, psem_mutex_is_locked(&fix->mx));
 	KUNIT_EXPECT_EQ(test, psem_test_run_atomic(fix, mx_try_steps), 0UL);
 
@@ -280,23 +234,31 @@ static int mx_unlock_fn(void *arg)
 }
 
 /*
+ * A fixture for a case about the owner, which is recorded only with
+ * CONFIG_DEBUG_MUTEXES: without it, the case is skipped. The test holds
+ * the mutex.
+ */
+static struct psem_test_fix *mx_owned_fix(struct kunit *test)
+{
+	struct psem_test_fix *fix;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_MUTEXES))
+		kunit_skip(test, "owner is tracked only with CONFIG_DEBUG_MUTEXES");
+	fix = psem_test_fix_new(test, 1);
+	psem_test_take(fix, PSEM_TEST_MUTEX);
+	return fix;
+}
+
+/*
  * With CONFIG_DEBUG_MUTEXES an unlock by a task that does not own the
  * mutex, or of a free mutex, is refused and counted, and changes nothing:
  * the owner still holds it and can still unlock it.
  */
 static void psem_mutex_test_non_owner_unlock(struct kunit *test)
 {
-	struct psem_test_fix *fix;
+	struct psem_test_fix *fix = mx_owned_fix(test);
 	struct psem_test_worker *t;
-	bool locked;
 	u64 warns;
-
-	if (!IS_ENABLED(CONFIG_DEBUG_MUTEXES))
-		kunit_skip(test, "owner is tracked only with CONFIG_DEBUG_MUTEXES");
-	fix = psem_test_fix_new(1);
-	KUNIT_ASSERT_NOT_NULL(test, fix);
-	psem_mutex_lock(&fix->mx);
-	locked = true;
 
 	warns = psem_warn_count();
 	psem_set_quiet_warnings(true);
@@ -309,8 +271,7 @@ static void psem_mutex_test_non_owner_unlock(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, mx_owner(&fix->mx), current);
 	KUNIT_EXPECT_FALSE(test, mx_try_undo(&fix->mx));
 
-	psem_mutex_unlock(&fix->mx);
-	locked = false;
+	psem_test_drop(fix);
 	KUNIT_EXPECT_FALSE(test, psem_mutex_is_locked(&fix->mx));
 	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns + 1);
 
@@ -324,8 +285,6 @@ static void psem_mutex_test_non_owner_unlock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mx_try_steps(fix), 0UL);
 out:
 	psem_set_quiet_warnings(false);
-	if (locked)
-		psem_mutex_unlock(&fix->mx);
 	psem_test_finish(test, fix, &fix->mx.sem, 1);
 }
 
@@ -352,12 +311,9 @@ static void psem_mutex_test_stale_owner_unlock(struct kunit *test)
 	struct psem_test_fix *fix;
 	u64 warns;
 
-	if (!IS_ENABLED(CONFIG_DEBUG_MUTEXES))
-		kunit_skip(test, "owner is tracked only with CONFIG_DEBUG_MUTEXES");
 	if (!PSEM_TEST_LOUD_CASES)
 		kunit_skip(test, "its refusal must warn: build with PSEM_TEST_LOUD_CASES 1");
-	fix = psem_test_fix_new(1);
-	KUNIT_ASSERT_NOT_NULL(test, fix);
+	fix = mx_owned_fix(test);
 
 	gone = kthread_run(mx_idle_fn, NULL, "psem_pt_gone");
 	if (IS_ERR(gone)) {
@@ -372,7 +328,6 @@ static void psem_mutex_test_stale_owner_unlock(struct kunit *test)
 		goto out;
 	}
 
-	psem_mutex_lock(&fix->mx);
 #ifdef CONFIG_DEBUG_MUTEXES
 	WRITE_ONCE(fix->mx.owner, gone);
 #endif
@@ -388,7 +343,7 @@ static void psem_mutex_test_stale_owner_unlock(struct kunit *test)
 #ifdef CONFIG_DEBUG_MUTEXES
 	WRITE_ONCE(fix->mx.owner, current);
 #endif
-	psem_mutex_unlock(&fix->mx);
+	psem_test_drop(fix);
 	KUNIT_EXPECT_FALSE(test, psem_mutex_is_locked(&fix->mx));
 	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns + 1);
 out:

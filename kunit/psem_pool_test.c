@@ -109,38 +109,32 @@ static void *pool_get_once(struct psem_test_worker *t, unsigned int i)
 	return obj;
 }
 
-static int pool_stress_fn(void *arg)
+/* A stress worker's @i-th get and put. */
+static void pool_stress_once(struct psem_test_worker *t, unsigned int i)
 {
-	struct psem_test_worker *t = arg;
 	struct psem_test_fix *fix = t->fix;
-	unsigned int i;
+	void *obj = pool_get_once(t, i);
+	struct psem_test_obj *o;
 
-	for (i = 0; i < fix->iters; i++, atomic_long_inc(&fix->progress)) {
-		void *obj = pool_get_once(t, i);
-		struct psem_test_obj *o;
-
-		if (pool_obj_index(fix, obj, fix->cap) < 0) {
-			t->errors++;	/* not ours: cannot put it back */
-			continue;
-		}
-		o = obj;
-		if (atomic_cmpxchg(&o->taken, 0, 1))
-			t->errors++;	/* handed out twice */
-		if (atomic_inc_return(&fix->out) > fix->cap)
-			t->errors++;
-		o->stamp = t->id;	/* plain: KCSAN reports a second holder */
-		t->got++;
-		if (fix->nap)
-			psem_test_hold(t);
-		if (o->stamp != t->id)
-			t->errors++;
-		atomic_dec(&fix->out);
-		atomic_set(&o->taken, 0);
-		if (psem_pool_put(&fix->pool, o))
-			t->errors++;
+	if (pool_obj_index(fix, obj, fix->cap) < 0) {
+		t->errors++;	/* not ours: cannot put it back */
+		return;
 	}
-	psem_test_set_state(t, PSEM_TEST_FINISHED);
-	return 0;
+	o = obj;
+	if (atomic_cmpxchg(&o->taken, 0, 1))
+		t->errors++;	/* handed out twice */
+	if (atomic_inc_return(&fix->out) > fix->cap)
+		t->errors++;
+	o->stamp = t->id;	/* plain: KCSAN reports a second holder */
+	t->got++;
+	if (fix->nap)
+		psem_test_hold(t);
+	if (o->stamp != t->id)
+		t->errors++;
+	atomic_dec(&fix->out);
+	atomic_set(&o->taken, 0);
+	if (psem_pool_put(&fix->pool, o))
+		t->errors++;
 }
 
 /*
@@ -152,28 +146,23 @@ static void pool_stress(struct kunit *test, unsigned int per_cpu,
 			unsigned int cap, unsigned int iters, bool nap)
 {
 	unsigned int n = per_cpu * num_online_cpus();
-	unsigned long errors, got, misses;
-	struct psem_test_fix *fix = psem_test_fix_new(n);
+	struct psem_test_fix *fix = psem_test_fix_new(test, n);
+	struct psem_test_sums sums;
 	unsigned int i;
-	int unused;
 	u64 warns;
 
-	KUNIT_ASSERT_NOT_NULL(test, fix);
 	fix->cap = cap;
-	fix->iters = iters;
 	fix->nap = nap;
 	KUNIT_ASSERT_EQ(test, psem_test_pool_init(fix, cap), 0);
-	if (psem_test_start_per_cpu(test, fix, pool_stress_fn, per_cpu) &&
-	    psem_test_wait_stress(test, fix)) {
-		psem_test_sum(fix, &errors, &got, &misses, &unused);
-		KUNIT_EXPECT_EQ(test, errors, 0UL);
-		KUNIT_EXPECT_EQ(test, got, (unsigned long)n * iters);
+	if (psem_test_stress(test, fix, pool_stress_once, iters, per_cpu,
+			     &sums)) {
+		KUNIT_EXPECT_EQ(test, sums.got, (unsigned long)n * iters);
 		KUNIT_EXPECT_EQ(test, atomic_read(&fix->out), 0);
 		for (i = 0; i < cap; i++)
 			KUNIT_EXPECT_EQ(test, atomic_read(&fix->obj[i].taken), 0);
 		pool_expect_full(test, fix, cap);
 		kunit_info(test, "%u kthreads, %lu gets, %lu empty try_gets\n",
-			   fix->nr, got, misses);
+			   fix->nr, sums.got, sums.misses);
 	}
 	psem_test_stop_all(test, fix);
 	if (!fix->leak) {
@@ -211,11 +200,10 @@ static void psem_pool_test_stress_plenty(struct kunit *test)
  */
 static void psem_pool_test_get_sleeps_fifo(struct kunit *test)
 {
-	struct psem_test_fix *fix = psem_test_fix_new(2);
+	struct psem_test_fix *fix = psem_test_fix_new(test, 2);
 	struct psem_test_worker *g1, *g2;
 	void *a, *b, *first;
 
-	KUNIT_ASSERT_NOT_NULL(test, fix);
 	KUNIT_ASSERT_EQ(test, psem_test_pool_init(fix, 2), 0);
 	a = psem_pool_try_get(&fix->pool);
 	b = psem_pool_try_get(&fix->pool);
@@ -224,11 +212,11 @@ static void psem_pool_test_get_sleeps_fifo(struct kunit *test)
 	KUNIT_EXPECT_PTR_NE(test, a, b);
 	KUNIT_EXPECT_NULL(test, psem_pool_try_get(&fix->pool));
 
-	g1 = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_GET);
-	if (!g1 || !psem_test_await(test, psem_test_nr_waiters(&fix->pool.sem) == 1))
+	g1 = psem_test_queue(test, fix, PSEM_TEST_GET, 1);
+	if (!g1)
 		goto out;
-	g2 = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_GET_INTR);
-	if (!g2 || !psem_test_await(test, psem_test_nr_waiters(&fix->pool.sem) == 2))
+	g2 = psem_test_queue(test, fix, PSEM_TEST_GET_INTR, 2);
+	if (!g2)
 		goto out;
 	KUNIT_EXPECT_NULL(test, psem_pool_try_get(&fix->pool));
 
@@ -263,17 +251,16 @@ out:
 /* A getter whose wait a signal ends gets -EINTR and takes nothing. */
 static void pool_cancel(struct kunit *test, enum psem_test_lock_op op, int sig)
 {
-	struct psem_test_fix *fix = psem_test_fix_new(1);
+	struct psem_test_fix *fix = psem_test_fix_new(test, 1);
 	struct psem_test_worker *g;
 	void *a;
 
-	KUNIT_ASSERT_NOT_NULL(test, fix);
 	KUNIT_ASSERT_EQ(test, psem_test_pool_init(fix, 1), 0);
 	a = psem_pool_try_get(&fix->pool);
 	KUNIT_ASSERT_PTR_EQ(test, a, (void *)&fix->obj[0]);
 
-	g = psem_test_start(test, fix, psem_test_step_fn, op);
-	if (!g || !psem_test_await(test, psem_test_nr_waiters(&fix->pool.sem) == 1))
+	g = psem_test_queue(test, fix, op, 1);
+	if (!g)
 		goto out;
 	send_sig(sig, g->task, 1);
 	if (!psem_test_await(test, psem_test_state(g) == PSEM_TEST_FINISHED))
@@ -290,26 +277,18 @@ out:
 	psem_test_finish(test, fix, &fix->pool.sem, 1);
 }
 
-static void psem_pool_test_get_interruptible(struct kunit *test)
-{
-	pool_cancel(test, PSEM_TEST_GET_INTR, SIGUSR1);
-}
-
-static void psem_pool_test_get_killable(struct kunit *test)
-{
-	pool_cancel(test, PSEM_TEST_GET_KILL, SIGKILL);
-}
+PSEM_TEST_CANCEL_CASES(psem_pool_test_get, pool_cancel,
+		       PSEM_TEST_GET_INTR, PSEM_TEST_GET_KILL)
 
 /* Each bad call is refused, counted once, and changes nothing. */
 static void psem_pool_test_bad_input(struct kunit *test)
 {
-	struct psem_test_fix *fix = psem_test_fix_new(1);
+	struct psem_test_fix *fix = psem_test_fix_new(test, 1);
 	struct psem_pool p = {};
 	void *objs[2];
 	void *a;
 	u64 warns;
 
-	KUNIT_ASSERT_NOT_NULL(test, fix);
 	objs[0] = &fix->obj[0];
 	objs[1] = NULL;
 	warns = psem_warn_count();
@@ -353,12 +332,11 @@ out:
  */
 static void psem_pool_test_put_fast_path(struct kunit *test)
 {
-	struct psem_test_fix *fix = psem_test_fix_new(1);
+	struct psem_test_fix *fix = psem_test_fix_new(test, 1);
 	void *o[3] = {};
 	struct psem_stats before;
 	unsigned int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, fix);
 	KUNIT_ASSERT_EQ(test, psem_test_pool_init(fix, 3), 0);
 	psem_test_stats_on();
 
@@ -414,8 +392,7 @@ static void psem_pool_test_double_put(struct kunit *test)
 
 	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS))
 		kunit_skip(test, "the double-put check needs CONFIG_DEBUG_OBJECTS");
-	fix = psem_test_fix_new(1);
-	KUNIT_ASSERT_NOT_NULL(test, fix);
+	fix = psem_test_fix_new(test, 1);
 	KUNIT_ASSERT_EQ(test, psem_test_pool_init(fix, 3), 0);
 
 	a = psem_pool_try_get(&fix->pool);

@@ -76,27 +76,25 @@ static unsigned long rw_try_steps(struct psem_test_fix *fix)
 	return bad;
 }
 
+/*
+ * Iteration @i's lock call, for writing if @write: the four ways of
+ * &enum psem_test_wait in turn, four iterations each. Returns the call's
+ * result; nobody sends a signal here, so a nonzero one is an error.
+ */
+static int rw_lock_once(struct psem_rwlock *rw, unsigned int i, bool write)
+{
+	unsigned int how = i / 4 % 4;
+
+	return write ? PSEM_TEST_LOCK_AS(psem_write_, rw, how) :
+		       PSEM_TEST_LOCK_AS(psem_read_, rw, how);
+}
+
 static void rw_read_once(struct psem_test_worker *t, unsigned int i)
 {
 	struct psem_test_fix *fix = t->fix;
-	int ret = 0, in;
+	int in;
 
-	switch (i / 4 % 4) {
-	case 0:
-		psem_read_lock(&fix->rw);
-		break;
-	case 1:
-		ret = psem_read_lock_interruptible(&fix->rw);
-		break;
-	case 2:
-		ret = psem_read_lock_killable(&fix->rw);
-		break;
-	default:
-		if (!psem_read_trylock(&fix->rw))
-			psem_read_lock(&fix->rw);
-		break;
-	}
-	if (ret) {		/* nobody sends a signal here */
+	if (rw_lock_once(&fix->rw, i, false)) {
 		t->errors++;
 		return;
 	}
@@ -113,24 +111,8 @@ static void rw_read_once(struct psem_test_worker *t, unsigned int i)
 static void rw_write_once(struct psem_test_worker *t, unsigned int i)
 {
 	struct psem_test_fix *fix = t->fix;
-	int ret = 0;
 
-	switch (i / 4 % 4) {
-	case 0:
-		psem_write_lock(&fix->rw);
-		break;
-	case 1:
-		ret = psem_write_lock_interruptible(&fix->rw);
-		break;
-	case 2:
-		ret = psem_write_lock_killable(&fix->rw);
-		break;
-	default:
-		if (!psem_write_trylock(&fix->rw))
-			psem_write_lock(&fix->rw);
-		break;
-	}
-	if (ret) {
+	if (rw_lock_once(&fix->rw, i, true)) {
 		t->errors++;
 		return;
 	}
@@ -146,21 +128,13 @@ static void rw_write_once(struct psem_test_worker *t, unsigned int i)
 	psem_write_unlock(&fix->rw);
 }
 
-static int rw_stress_fn(void *arg)
+/* One write in four, at a different phase per kthread. */
+static void rw_stress_once(struct psem_test_worker *t, unsigned int i)
 {
-	struct psem_test_worker *t = arg;
-	unsigned int i;
-
-	for (i = 0; i < RW_ITERS; i++) {
-		/* One write in four, at a different phase per kthread. */
-		if ((i + t->id) % 4 == 0)
-			rw_write_once(t, i);
-		else
-			rw_read_once(t, i);
-		atomic_long_inc(&t->fix->progress);
-	}
-	psem_test_set_state(t, PSEM_TEST_FINISHED);
-	return 0;
+	if ((i + t->id) % 4 == 0)
+		rw_write_once(t, i);
+	else
+		rw_read_once(t, i);
 }
 
 /*
@@ -171,21 +145,18 @@ static int rw_stress_fn(void *arg)
 static void psem_rwlock_test_exclusion(struct kunit *test)
 {
 	unsigned int per_cpu = 3, n = per_cpu * num_online_cpus();
-	unsigned long errors, writes, misses;
-	struct psem_test_fix *fix = psem_test_fix_new(n);
-	int max_readers;
+	struct psem_test_fix *fix = psem_test_fix_new(test, n);
+	struct psem_test_sums sums;
 
-	KUNIT_ASSERT_NOT_NULL(test, fix);
-	if (psem_test_start_per_cpu(test, fix, rw_stress_fn, per_cpu) &&
-	    psem_test_wait_stress(test, fix)) {
-		psem_test_sum(fix, &errors, &writes, &misses, &max_readers);
-		KUNIT_EXPECT_EQ(test, errors, 0UL);
-		KUNIT_EXPECT_EQ(test, fix->count, writes);
+	if (psem_test_stress(test, fix, rw_stress_once, RW_ITERS, per_cpu,
+			     &sums)) {
+		/* A writer's @got is its writes. */
+		KUNIT_EXPECT_EQ(test, fix->count, sums.got);
 		KUNIT_EXPECT_EQ(test, atomic_read(&fix->readers), 0);
 		KUNIT_EXPECT_EQ(test, atomic_read(&fix->writers), 0);
 		/* Overlap depends on scheduling: reported, not asserted. */
 		kunit_info(test, "%u kthreads, %lu writes, up to %d readers at once\n",
-			   fix->nr, writes, max_readers);
+			   fix->nr, sums.got, sums.max_readers);
 	}
 	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
@@ -197,29 +168,25 @@ static void psem_rwlock_test_exclusion(struct kunit *test)
  */
 static void psem_rwlock_test_writer_fairness(struct kunit *test)
 {
-	struct psem_test_fix *fix = psem_test_fix_new(2);
+	struct psem_test_fix *fix = psem_test_fix_new(test, 2);
 	struct psem_test_worker *w, *r2;
-	bool reading;
 
-	KUNIT_ASSERT_NOT_NULL(test, fix);
-	psem_read_lock(&fix->rw);
-	reading = true;
+	psem_test_take(fix, PSEM_TEST_READ);
 
-	w = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_WRITE);
-	if (!w || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 1))
+	w = psem_test_queue(test, fix, PSEM_TEST_WRITE, 1);
+	if (!w)
 		goto out;
 	/* W drained every permit R1 left: there is none for R2. */
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), 0L);
 	KUNIT_EXPECT_FALSE(test, rw_try_undo(&fix->rw, false));
 
-	r2 = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_READ);
-	if (!r2 || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 2))
+	r2 = psem_test_queue(test, fix, PSEM_TEST_READ, 2);
+	if (!r2)
 		goto out;
 	KUNIT_EXPECT_EQ(test, psem_test_state(w), PSEM_TEST_WAITING);
 	KUNIT_EXPECT_EQ(test, psem_test_state(r2), PSEM_TEST_WAITING);
 
-	psem_read_unlock(&fix->rw);
-	reading = false;
+	psem_test_drop(fix);
 	if (!psem_test_await(test, psem_test_state(w) == PSEM_TEST_HOLDING))
 		goto out;
 	KUNIT_EXPECT_EQ(test, w->order, 1);
@@ -233,8 +200,6 @@ static void psem_rwlock_test_writer_fairness(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r2->order, 2);
 	KUNIT_EXPECT_EQ(test, psem_test_state(w), PSEM_TEST_FINISHED);
 out:
-	if (reading)
-		psem_read_unlock(&fix->rw);
 	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
@@ -244,23 +209,20 @@ out:
  */
 static void psem_rwlock_test_downgrade(struct kunit *test)
 {
-	struct psem_test_fix *fix = psem_test_fix_new(2);
+	struct psem_test_fix *fix = psem_test_fix_new(test, 2);
 	struct psem_test_worker *r, *w;
-	enum { RW_FREE, RW_WRITING, RW_READING } held;
 
-	KUNIT_ASSERT_NOT_NULL(test, fix);
-	psem_write_lock(&fix->rw);
-	held = RW_WRITING;
+	psem_test_take(fix, PSEM_TEST_WRITE);
 
-	r = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_READ);
-	if (!r || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 1))
+	r = psem_test_queue(test, fix, PSEM_TEST_READ, 1);
+	if (!r)
 		goto out;
-	w = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_WRITE);
-	if (!w || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 2))
+	w = psem_test_queue(test, fix, PSEM_TEST_WRITE, 2);
+	if (!w)
 		goto out;
 
 	psem_downgrade_write(&fix->rw);
-	held = RW_READING;
+	fix->held = PSEM_TEST_READ;
 	if (!psem_test_await(test, psem_test_state(r) == PSEM_TEST_HOLDING))
 		goto out;
 	/* Two readers in; W took the rest and still waits for two. */
@@ -269,8 +231,7 @@ static void psem_rwlock_test_downgrade(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psem_test_state(w), PSEM_TEST_WAITING);
 	KUNIT_EXPECT_FALSE(test, rw_try_undo(&fix->rw, false));
 
-	psem_read_unlock(&fix->rw);
-	held = RW_FREE;
+	psem_test_drop(fix);
 	/* R still reads: W still waits. */
 	KUNIT_EXPECT_EQ(test, psem_test_nr_waiters(&fix->rw.sem), 1U);
 	KUNIT_EXPECT_EQ(test, psem_test_state(w), PSEM_TEST_WAITING);
@@ -281,10 +242,6 @@ static void psem_rwlock_test_downgrade(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->order, 1);
 	KUNIT_EXPECT_EQ(test, w->order, 2);
 out:
-	if (held == RW_WRITING)
-		psem_write_unlock(&fix->rw);
-	else if (held == RW_READING)
-		psem_read_unlock(&fix->rw);
 	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
@@ -295,22 +252,19 @@ out:
  */
 static void rw_cancel(struct kunit *test, enum psem_test_lock_op op, int sig)
 {
-	struct psem_test_fix *fix = psem_test_fix_new(3);
+	struct psem_test_fix *fix = psem_test_fix_new(test, 3);
 	struct psem_test_worker *w, *r[2];
-	bool reading;
 
-	KUNIT_ASSERT_NOT_NULL(test, fix);
-	psem_read_lock(&fix->rw);
-	reading = true;
+	psem_test_take(fix, PSEM_TEST_READ);
 
-	w = psem_test_start(test, fix, psem_test_step_fn, op);
-	if (!w || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 1))
+	w = psem_test_queue(test, fix, op, 1);
+	if (!w)
 		goto out;
-	r[0] = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_READ_INTR);
-	if (!r[0] || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 2))
+	r[0] = psem_test_queue(test, fix, PSEM_TEST_READ_INTR, 2);
+	if (!r[0])
 		goto out;
-	r[1] = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_READ_KILL);
-	if (!r[1] || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 3))
+	r[1] = psem_test_queue(test, fix, PSEM_TEST_READ_KILL, 3);
+	if (!r[1])
 		goto out;
 
 	if (sig == SIGKILL) {
@@ -330,20 +284,11 @@ static void rw_cancel(struct kunit *test, enum psem_test_lock_op op, int sig)
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX - 3);
 	KUNIT_EXPECT_EQ(test, psem_test_nr_waiters(&fix->rw.sem), 0U);
 out:
-	if (reading)
-		psem_read_unlock(&fix->rw);
 	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
-static void psem_rwlock_test_write_interruptible(struct kunit *test)
-{
-	rw_cancel(test, PSEM_TEST_WRITE_INTR, SIGUSR1);
-}
-
-static void psem_rwlock_test_write_killable(struct kunit *test)
-{
-	rw_cancel(test, PSEM_TEST_WRITE_KILL, SIGKILL);
-}
+PSEM_TEST_CANCEL_CASES(psem_rwlock_test_write, rw_cancel,
+		       PSEM_TEST_WRITE_INTR, PSEM_TEST_WRITE_KILL)
 
 /*
  * Trylocks never sleep: with interrupts off under a spinlock, and in hard
@@ -352,11 +297,10 @@ static void psem_rwlock_test_write_killable(struct kunit *test)
  */
 static void psem_rwlock_test_trylock_atomic(struct kunit *test)
 {
-	struct psem_test_fix *fix = psem_test_fix_new(2);
+	struct psem_test_fix *fix = psem_test_fix_new(test, 2);
 	struct psem_test_worker *w, *r;
 	unsigned long flags;
 
-	KUNIT_ASSERT_NOT_NULL(test, fix);
 	KUNIT_EXPECT_EQ(test, psem_test_run_atomic(fix, rw_try_steps), 0UL);
 	KUNIT_EXPECT_EQ(test, psem_test_run_hardirq(test, fix, rw_try_steps), 0UL);
 
@@ -388,11 +332,10 @@ out:
  */
 static void psem_rwlock_test_reader_limit(struct kunit *test)
 {
-	struct psem_test_fix *fix = psem_test_fix_new(1);
+	struct psem_test_fix *fix = psem_test_fix_new(test, 1);
 	struct psem_test_worker *r;
 	long i, readers = 0, others = 0;
 
-	KUNIT_ASSERT_NOT_NULL(test, fix);
 	KUNIT_EXPECT_EQ(test, RW_MAX, 1L << 30);
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX);
 	for (i = 0; i < 8; i++) {
@@ -411,8 +354,8 @@ static void psem_rwlock_test_reader_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, others, RW_MAX - readers);
 	KUNIT_EXPECT_FALSE(test, rw_try_undo(&fix->rw, false));
 
-	r = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_READ);
-	if (!r || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 1))
+	r = psem_test_queue(test, fix, PSEM_TEST_READ, 1);
+	if (!r)
 		goto out;
 	psem_read_unlock(&fix->rw);
 	readers--;
@@ -435,12 +378,10 @@ out:
  */
 static void psem_rwlock_test_read_unlock_fast_path(struct kunit *test)
 {
-	struct psem_test_fix *fix = psem_test_fix_new(1);
+	struct psem_test_fix *fix = psem_test_fix_new(test, 1);
 	struct psem_test_worker *w;
 	struct psem_stats before;
-	bool reading = false;
 
-	KUNIT_ASSERT_NOT_NULL(test, fix);
 	psem_test_stats_on();
 
 	/* Two readers; trylock, so that lockdep allows the second. */
@@ -473,21 +414,17 @@ static void psem_rwlock_test_read_unlock_fast_path(struct kunit *test)
 	psem_test_expect_releases(test, &before, 0, 1);
 	psem_set_zero_release(true);
 
-	psem_read_lock(&fix->rw);
-	reading = true;
-	w = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_WRITE);
-	if (!w || !psem_test_await(test, psem_test_nr_waiters(&fix->rw.sem) == 1))
+	psem_test_take(fix, PSEM_TEST_READ);
+	w = psem_test_queue(test, fix, PSEM_TEST_WRITE, 1);
+	if (!w)
 		goto out;
 	psem_stats_snapshot(&before);
-	psem_read_unlock(&fix->rw);
-	reading = false;
+	psem_test_drop(fix);
 	psem_test_expect_releases(test, &before, 0, 1);
 	if (!psem_test_await(test, psem_test_state(w) == PSEM_TEST_HOLDING))
 		goto out;
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), 0L);
 out:
-	if (reading)
-		psem_read_unlock(&fix->rw);
 	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
@@ -520,11 +457,9 @@ static unsigned long rw_trylock_non_owner(struct psem_test_fix *fix)
  */
 static void psem_rwlock_test_non_owner(struct kunit *test)
 {
-	struct psem_test_fix *fix = psem_test_fix_new(1);
+	struct psem_test_fix *fix = psem_test_fix_new(test, 1);
 	bool locks_on = debug_locks;
 	struct psem_test_worker *t;
-
-	KUNIT_ASSERT_NOT_NULL(test, fix);
 
 	psem_read_lock_non_owner(&fix->rw);
 	KUNIT_EXPECT_EQ(test, psem_available(&fix->rw.sem), RW_MAX - 1);

@@ -163,6 +163,38 @@ static int teardown_release_fn(struct psem_test_thread *t)
 	return psem_release(t->sem, t->n);
 }
 
+/* Queues a slow asynchronous waiter for 1 of @sem; @rearm: see above. */
+static struct teardown_slow *teardown_slow_queue(struct kunit *test,
+						 struct psem *sem, bool rearm)
+{
+	struct teardown_slow *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->sem = sem;
+	s->rearm = rearm;
+	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 1, &s->aw, teardown_slow_fn),
+			-EINPROGRESS);
+	return s;
+}
+
+/*
+ * Spawns a thread that releases @n into @s->sem, and waits until that
+ * release is in @s's slow callback. Returns the thread.
+ */
+static struct psem_test_thread *teardown_release_slow(struct kunit *test,
+						      struct teardown_slow *s,
+						      long n)
+{
+	const struct psem_test_thread tmpl = {
+		.fn = teardown_release_fn, .sem = s->sem, .n = n,
+	};
+	struct psem_test_thread *rel = psem_test_spawn(test, &tmpl, -1);
+
+	/* Pairs with the store in teardown_slow_fn(). */
+	KUNIT_ASSERT_TRUE(test, psem_test_wait_for(smp_load_acquire(&s->entered)));
+	return rel;
+}
+
 static int teardown_cancel_sync_fn(struct psem_test_thread *t)
 {
 	struct teardown_slow *s = t->arg;
@@ -178,19 +210,11 @@ static int teardown_cancel_sync_fn(struct psem_test_thread *t)
 static void psem_test_cancel_sync_rearm(struct kunit *test)
 {
 	struct psem *sem = psem_test_sem(test, 0);
-	struct teardown_slow *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	struct psem_test_thread tmpl = { .sem = sem, .n = 1 };
+	struct teardown_slow *s = teardown_slow_queue(test, sem, true);
 	struct psem_test_thread *rel, *can;
 
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	s->sem = sem;
-	s->rearm = true;
-	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 1, &s->aw, teardown_slow_fn),
-			-EINPROGRESS);
-	tmpl.fn = teardown_release_fn;
-	rel = psem_test_spawn(test, &tmpl, -1);
-	/* Pairs with the store in teardown_slow_fn(). */
-	KUNIT_ASSERT_TRUE(test, psem_test_wait_for(smp_load_acquire(&s->entered)));
+	rel = teardown_release_slow(test, s, 1);
 	KUNIT_EXPECT_EQ(test, s->rearmed, -EINPROGRESS);
 
 	tmpl.fn = teardown_cancel_sync_fn;
@@ -239,23 +263,16 @@ static int teardown_cancel_work_fn(struct psem_test_thread *t)
 static void psem_test_cancel_work_sync(struct kunit *test)
 {
 	struct psem *sem = psem_test_sem(test, 0);
-	struct teardown_slow *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct teardown_slow *a = teardown_slow_queue(test, sem, false);
 	struct teardown_work *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-	struct psem_test_thread tmpl = { .sem = sem, .n = 2 };
+	struct psem_test_thread tmpl = { .sem = sem };
 	struct psem_test_thread *rel, *can;
 
-	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
-	a->sem = sem;
-	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 1, &a->aw, teardown_slow_fn),
-			-EINPROGRESS);
 	psem_init_async_work(&b->aww, teardown_work_fn);
 	KUNIT_ASSERT_EQ(test, psem_acquire_async_work(sem, 1, &b->aww),
 			-EINPROGRESS);
-	tmpl.fn = teardown_release_fn;
-	rel = psem_test_spawn(test, &tmpl, -1);
-	/* Pairs with the store in teardown_slow_fn(). */
-	KUNIT_ASSERT_TRUE(test, psem_test_wait_for(smp_load_acquire(&a->entered)));
+	rel = teardown_release_slow(test, a, 2);
 	/* B is served (off the queue) but its callback has not run. */
 	KUNIT_EXPECT_FALSE(test, psem_cancel_async(sem, &b->aww.aw));
 	/* Pairs with the store in teardown_work_fn(). */

@@ -463,6 +463,16 @@ do {									\
 			    "balance after " #call);			\
 } while (0)
 
+/*
+ * PSEM_TEST_CASE_OF - define test case @name as @fn(test, ...): for cases
+ * that run one body with different values
+ */
+#define PSEM_TEST_CASE_OF(name, fn, ...)				\
+static void name(struct kunit *test)					\
+{									\
+	fn(test, __VA_ARGS__);						\
+}
+
 /**
  * PSEM_TEST_RELEASE_RULE_CASES - one test case a release rule
  * @name: the cases are @name_waiters_bit, @name_positive_balance and
@@ -478,18 +488,9 @@ do {									\
 #define PSEM_TEST_RELEASE_RULE_CASES(name, fn)				\
 static void (*const name##_rule_fn)(struct kunit *test, bool fast,	\
 				    bool zero) = fn;			\
-static void name##_waiters_bit(struct kunit *test)			\
-{									\
-	name##_rule_fn(test, true, true);				\
-}									\
-static void name##_positive_balance(struct kunit *test)		\
-{									\
-	name##_rule_fn(test, true, false);				\
-}									\
-static void name##_locked(struct kunit *test)				\
-{									\
-	name##_rule_fn(test, false, true);				\
-}
+PSEM_TEST_CASE_OF(name##_waiters_bit, name##_rule_fn, true, true)	\
+PSEM_TEST_CASE_OF(name##_positive_balance, name##_rule_fn, true, false) \
+PSEM_TEST_CASE_OF(name##_locked, name##_rule_fn, false, true)
 
 /* ==== asynchronous waiters ==== */
 
@@ -556,7 +557,10 @@ do {									\
 
 /* ==== the lock fixture and its workers ==== */
 
-/* What a step worker does: take one lock, hold it until told, release. */
+/*
+ * What a step worker does: take one lock, hold it until told, release.
+ * Each lock's three calls stand together, in &enum psem_test_wait's order.
+ */
 enum psem_test_lock_op {
 	PSEM_TEST_NO_LOCK,
 	PSEM_TEST_READ,
@@ -572,6 +576,47 @@ enum psem_test_lock_op {
 	PSEM_TEST_GET_INTR,
 	PSEM_TEST_GET_KILL,
 };
+
+/*
+ * How a lock call waits: the plain, _interruptible or _killable call, or a
+ * trylock, then the plain call if it fails.
+ */
+enum psem_test_wait {
+	PSEM_TEST_PLAIN,
+	PSEM_TEST_INTR,
+	PSEM_TEST_KILL,
+	PSEM_TEST_TRY,
+};
+
+/* The &enum psem_test_wait of a lock op other than PSEM_TEST_NO_LOCK. */
+static inline enum psem_test_wait psem_test_op_wait(enum psem_test_lock_op op)
+{
+	return (op - PSEM_TEST_READ) % 3;	/* no op is a trylock */
+}
+
+/*
+ * PSEM_TEST_LOCK_AS - take a lock the way @how (&enum psem_test_wait) says
+ * @pfx: what the lock's calls are named after: psem_read_, psem_write_ or
+ *       psem_mutex_, for @pfx##lock, @pfx##lock_interruptible, ...
+ * @l:   the lock
+ * @how: which call to make
+ *
+ * Return: the result of an _interruptible or _killable call, else 0.
+ */
+#define PSEM_TEST_LOCK_AS(pfx, l, how)					\
+({									\
+	typeof(l) __l = (l);						\
+	enum psem_test_wait __how = (how);				\
+	int __ret = 0;							\
+									\
+	if (__how == PSEM_TEST_INTR)					\
+		__ret = pfx##lock_interruptible(__l);			\
+	else if (__how == PSEM_TEST_KILL)				\
+		__ret = pfx##lock_killable(__l);			\
+	else if (__how != PSEM_TEST_TRY || !pfx##trylock(__l))		\
+		pfx##lock(__l);						\
+	__ret;								\
+})
 
 /* A step worker waits in the lock, then holds it, then is finished. */
 enum psem_test_worker_state {
@@ -656,12 +701,15 @@ struct psem_test_irq {
  * @out:       pool objects out (stress)
  * @count:     plain counter, written only under the lock under test
  * @cap:       the stress pool's capacity
+ * @once:      a stress worker's iteration (see psem_test_stress())
  * @iters:     stress iterations per worker
  * @nap:       stress workers sometimes sleep inside a critical section
+ * @held:      the lock the test itself holds (see psem_test_take()), as
+ *             the plain op that takes it; PSEM_TEST_NO_LOCK if none
  * @nr:        workers started
  * @max:       workers @t has room for
- * @t:         the workers
  * @leak:      a worker could not be stopped: free nothing
+ * @t:         the workers
  */
 struct psem_test_fix {
 	struct psem_rwlock	rw;
@@ -680,34 +728,55 @@ struct psem_test_fix {
 	atomic_t		out;
 	unsigned long		count;
 	unsigned int		cap;
+	void			(*once)(struct psem_test_worker *w,
+					unsigned int i);
 	unsigned int		iters;
 	bool			nap;
+	enum psem_test_lock_op	held;
 	unsigned int		nr;
 	unsigned int		max;
-	struct psem_test_worker	*t;
 	bool			leak;
+	struct psem_test_worker	t[];
 };
 
 int psem_test_suite_init(struct kunit_suite *suite);
 void psem_test_case_exit(struct kunit *test);
 
-struct psem_test_fix *psem_test_fix_new(unsigned int max_workers);
+struct psem_test_fix *psem_test_fix_new(struct kunit *test,
+					unsigned int max_workers);
 int psem_test_pool_init(struct psem_test_fix *fix, unsigned int capacity);
 void psem_test_fix_free(struct kunit *test, struct psem_test_fix *fix);
 struct psem_test_worker *psem_test_start(struct kunit *test,
 					 struct psem_test_fix *fix,
 					 int (*fn)(void *),
 					 enum psem_test_lock_op op);
-bool psem_test_start_per_cpu(struct kunit *test, struct psem_test_fix *fix,
-			     int (*fn)(void *), unsigned int per_cpu);
 int psem_test_step_fn(void *arg);
+void psem_test_take(struct psem_test_fix *fix, enum psem_test_lock_op op);
+void psem_test_drop(struct psem_test_fix *fix);
+struct psem_test_worker *psem_test_queue(struct kunit *test,
+					 struct psem_test_fix *fix,
+					 enum psem_test_lock_op op,
+					 unsigned int nr);
 void psem_test_stop_all(struct kunit *test, struct psem_test_fix *fix);
 void psem_test_finish(struct kunit *test, struct psem_test_fix *fix,
 		      struct psem *sem, long full);
-bool psem_test_wait_stress(struct kunit *test, struct psem_test_fix *fix);
-void psem_test_sum(struct psem_test_fix *fix, unsigned long *errors,
-		   unsigned long *got, unsigned long *misses,
-		   int *max_readers);
+
+/**
+ * struct psem_test_sums - what a stress run's workers recorded, together
+ * @got:         the sum of their @got
+ * @misses:      the sum of their @misses
+ * @max_readers: the largest of their @max_readers
+ */
+struct psem_test_sums {
+	unsigned long	got;
+	unsigned long	misses;
+	int		max_readers;
+};
+
+bool psem_test_stress(struct kunit *test, struct psem_test_fix *fix,
+		      void (*once)(struct psem_test_worker *w, unsigned int i),
+		      unsigned int iters, unsigned int per_cpu,
+		      struct psem_test_sums *sums);
 unsigned long psem_test_run_atomic(struct psem_test_fix *fix,
 				   unsigned long (*fn)(struct psem_test_fix *fix));
 unsigned long psem_test_run_hardirq(struct kunit *test,
@@ -737,5 +806,20 @@ static inline void psem_test_hold(struct psem_test_worker *w)
 	if (++w->holds % 32 == 0)
 		psem_test_nap();
 }
+
+/**
+ * PSEM_TEST_CANCEL_CASES - define a suite's two cancelled-wait cases
+ * @name: the cases are @name##_interruptible and @name##_killable
+ * @fn:   the test, void @fn(struct kunit *test, enum psem_test_lock_op op,
+ *        int sig): a step worker waits in @op and gets @sig
+ * @intr: the lock's _INTR op, for @name##_interruptible with SIGUSR1
+ * @kill: the lock's _KILL op, for @name##_killable with SIGKILL
+ */
+#define PSEM_TEST_CANCEL_CASES(name, fn, intr, kill)			\
+static void (*const name##_cancel_fn)(struct kunit *test,		\
+				      enum psem_test_lock_op op,	\
+				      int sig) = fn;			\
+PSEM_TEST_CASE_OF(name##_interruptible, name##_cancel_fn, intr, SIGUSR1) \
+PSEM_TEST_CASE_OF(name##_killable, name##_cancel_fn, kill, SIGKILL)
 
 #endif /* _PSEM_TEST_H */

@@ -57,25 +57,22 @@ void psem_test_case_exit(struct kunit *test)
 
 /**
  * psem_test_fix_new() - a fixture with its rwlock and mutex initialised
+ * @test:        the test case; out of memory fails it and ends it here
  * @max_workers: the most workers it will start
  *
  * Not kunit_kzalloc(): a fixture whose worker cannot be stopped must
  * outlive the test (see psem_test_fix_free()).
  *
- * Return: the fixture, or NULL if out of memory.
+ * Return: the fixture.
  */
-struct psem_test_fix *psem_test_fix_new(unsigned int max_workers)
+struct psem_test_fix *psem_test_fix_new(struct kunit *test,
+					unsigned int max_workers)
 {
-	struct psem_test_fix *fix = kzalloc(sizeof(*fix), GFP_KERNEL);
+	struct psem_test_fix *fix;
 	unsigned int i;
 
-	if (!fix)
-		return NULL;
-	fix->t = kcalloc(max_workers, sizeof(*fix->t), GFP_KERNEL);
-	if (!fix->t) {
-		kfree(fix);
-		return NULL;
-	}
+	fix = kzalloc(struct_size(fix, t, max_workers), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fix);
 	fix->max = max_workers;
 	psem_rwlock_init(&fix->rw);
 	psem_mutex_init(&fix->mx);
@@ -113,7 +110,6 @@ void psem_test_fix_free(struct kunit *test, struct psem_test_fix *fix)
 	}
 	if (fix->pool_live)
 		psem_pool_destroy(&fix->pool);
-	kfree(fix->t);
 	kfree(fix);
 }
 
@@ -171,18 +167,49 @@ struct psem_test_worker *psem_test_start(struct kunit *test,
 	return w;
 }
 
+/* The psem under the lock that @op takes. */
+static struct psem *psem_test_op_sem(struct psem_test_fix *fix,
+				     enum psem_test_lock_op op)
+{
+	if (op <= PSEM_TEST_WRITE_KILL)
+		return &fix->rw.sem;
+	if (op <= PSEM_TEST_MUTEX_KILL)
+		return &fix->mx.sem;
+	return &fix->pool.sem;
+}
+
 /**
- * psem_test_start_per_cpu() - start stress workers on every online CPU
- * @test:    the test case
- * @fix:     the fixture they work on
- * @fn:      their function; gets the worker
- * @per_cpu: how many on each CPU
+ * psem_test_queue() - start a step worker and wait until it waits
+ * @test: the test case
+ * @fix:  the fixture it works on
+ * @op:   the lock call it makes, which must make it wait
+ * @nr:   the waiters the lock must then have, the worker the last
  *
- * Return: true if all of them started; if not, the test has failed and
- * those that did start run anyway, for psem_test_stop_all() to wait for.
+ * Return: the worker, waiting in @op; NULL (and the test failed) if it
+ * could not be started or did not queue.
  */
-bool psem_test_start_per_cpu(struct kunit *test, struct psem_test_fix *fix,
-			     int (*fn)(void *), unsigned int per_cpu)
+struct psem_test_worker *psem_test_queue(struct kunit *test,
+					 struct psem_test_fix *fix,
+					 enum psem_test_lock_op op,
+					 unsigned int nr)
+{
+	struct psem *sem = psem_test_op_sem(fix, op);
+	struct psem_test_worker *w;
+
+	w = psem_test_start(test, fix, psem_test_step_fn, op);
+	if (!w || !psem_test_await(test, psem_test_nr_waiters(sem) == nr))
+		return NULL;
+	return w;
+}
+
+/*
+ * Starts @per_cpu stress workers running @fn on every online CPU. Returns
+ * true if all of them started; if not, the test has failed and those that
+ * did start run anyway, for psem_test_stop_all() to wait for.
+ */
+static bool psem_test_start_per_cpu(struct kunit *test,
+				    struct psem_test_fix *fix,
+				    int (*fn)(void *), unsigned int per_cpu)
 {
 	unsigned int cpu, i;
 	bool ok = true;
@@ -260,12 +287,13 @@ void psem_test_stop_all(struct kunit *test, struct psem_test_fix *fix)
  * @sem:  the psem under the lock the case used
  * @full: the balance @sem must be back to
  *
- * Stops the workers, expects @sem to hold @full with no waiter, and frees
- * the fixture.
+ * Drops what the test still holds (psem_test_take()), stops the workers,
+ * expects @sem to hold @full with no waiter, and frees the fixture.
  */
 void psem_test_finish(struct kunit *test, struct psem_test_fix *fix,
 		      struct psem *sem, long full)
 {
+	psem_test_drop(fix);
 	psem_test_stop_all(test, fix);
 	if (!fix->leak) {
 		KUNIT_EXPECT_EQ(test, psem_available(sem), full);
@@ -274,69 +302,76 @@ void psem_test_finish(struct kunit *test, struct psem_test_fix *fix,
 	psem_test_fix_free(test, fix);
 }
 
-static int psem_test_lock(struct psem_test_worker *w)
+/* Takes @fix's lock as @op says; a pool get stores its object in @obj. */
+static int psem_test_lock(struct psem_test_fix *fix,
+			  enum psem_test_lock_op op, void **obj)
 {
-	struct psem_test_fix *fix = w->fix;
+	enum psem_test_wait how = psem_test_op_wait(op);
 
-	switch (w->op) {
-	case PSEM_TEST_READ:
-		psem_read_lock(&fix->rw);
-		return 0;
-	case PSEM_TEST_READ_INTR:
-		return psem_read_lock_interruptible(&fix->rw);
-	case PSEM_TEST_READ_KILL:
-		return psem_read_lock_killable(&fix->rw);
-	case PSEM_TEST_WRITE:
-		psem_write_lock(&fix->rw);
-		return 0;
-	case PSEM_TEST_WRITE_INTR:
-		return psem_write_lock_interruptible(&fix->rw);
-	case PSEM_TEST_WRITE_KILL:
-		return psem_write_lock_killable(&fix->rw);
-	case PSEM_TEST_MUTEX:
-		psem_mutex_lock(&fix->mx);
-		return 0;
-	case PSEM_TEST_MUTEX_INTR:
-		return psem_mutex_lock_interruptible(&fix->mx);
-	case PSEM_TEST_MUTEX_KILL:
-		return psem_mutex_lock_killable(&fix->mx);
+	switch (op) {
+	case PSEM_TEST_READ ... PSEM_TEST_READ_KILL:
+		return PSEM_TEST_LOCK_AS(psem_read_, &fix->rw, how);
+	case PSEM_TEST_WRITE ... PSEM_TEST_WRITE_KILL:
+		return PSEM_TEST_LOCK_AS(psem_write_, &fix->rw, how);
+	case PSEM_TEST_MUTEX ... PSEM_TEST_MUTEX_KILL:
+		return PSEM_TEST_LOCK_AS(psem_mutex_, &fix->mx, how);
 	case PSEM_TEST_GET:
-		w->obj = psem_pool_get(&fix->pool);
+		*obj = psem_pool_get(&fix->pool);
 		return 0;
 	case PSEM_TEST_GET_INTR:
-		return psem_pool_get_interruptible(&fix->pool, &w->obj);
+		return psem_pool_get_interruptible(&fix->pool, obj);
 	case PSEM_TEST_GET_KILL:
-		return psem_pool_get_killable(&fix->pool, &w->obj);
+		return psem_pool_get_killable(&fix->pool, obj);
 	default:
 		return -EINVAL;
 	}
 }
 
-static void psem_test_unlock(struct psem_test_worker *w)
+/*
+ * Releases what psem_test_lock() took for @op (nothing for
+ * PSEM_TEST_NO_LOCK). Returns psem_pool_put()'s result for a pool op, else 0.
+ */
+static int psem_test_unlock(struct psem_test_fix *fix,
+			    enum psem_test_lock_op op, void *obj)
 {
-	struct psem_test_fix *fix = w->fix;
-
-	switch (w->op) {
-	case PSEM_TEST_READ:
-	case PSEM_TEST_READ_INTR:
-	case PSEM_TEST_READ_KILL:
+	switch (op) {
+	case PSEM_TEST_READ ... PSEM_TEST_READ_KILL:
 		psem_read_unlock(&fix->rw);
-		break;
-	case PSEM_TEST_WRITE:
-	case PSEM_TEST_WRITE_INTR:
-	case PSEM_TEST_WRITE_KILL:
+		return 0;
+	case PSEM_TEST_WRITE ... PSEM_TEST_WRITE_KILL:
 		psem_write_unlock(&fix->rw);
-		break;
-	case PSEM_TEST_MUTEX:
-	case PSEM_TEST_MUTEX_INTR:
-	case PSEM_TEST_MUTEX_KILL:
+		return 0;
+	case PSEM_TEST_MUTEX ... PSEM_TEST_MUTEX_KILL:
 		psem_mutex_unlock(&fix->mx);
-		break;
+		return 0;
+	case PSEM_TEST_GET ... PSEM_TEST_GET_KILL:
+		return psem_pool_put(&fix->pool, obj);
 	default:
-		if (psem_pool_put(&fix->pool, w->obj))
-			w->errors++;
-		break;
+		return 0;
 	}
+}
+
+/**
+ * psem_test_take() - the test itself takes a lock of the fixture
+ * @fix: the fixture
+ * @op:  PSEM_TEST_READ, PSEM_TEST_WRITE or PSEM_TEST_MUTEX
+ *
+ * psem_test_drop() releases it, or psem_test_finish() if the test has not.
+ */
+void psem_test_take(struct psem_test_fix *fix, enum psem_test_lock_op op)
+{
+	psem_test_lock(fix, op, NULL);	/* a plain lock call: cannot fail */
+	fix->held = op;
+}
+
+/**
+ * psem_test_drop() - release what the test holds, if anything
+ * @fix: the fixture; @fix->held says what the test holds
+ */
+void psem_test_drop(struct psem_test_fix *fix)
+{
+	psem_test_unlock(fix, fix->held, NULL);
+	fix->held = PSEM_TEST_NO_LOCK;
 }
 
 /* Holds until the test says go; bounded in case the test died. */
@@ -364,30 +399,26 @@ int psem_test_step_fn(void *arg)
 	/* A kthread ignores every signal it does not allow. */
 	allow_signal(SIGUSR1);
 	allow_signal(SIGKILL);
-	w->ret = psem_test_lock(w);
+	w->ret = psem_test_lock(w->fix, w->op, &w->obj);
 	if (!w->ret) {
 		w->order = atomic_inc_return(&w->fix->seq);
 		psem_test_set_state(w, PSEM_TEST_HOLDING);
 		psem_test_wait_go(w);
-		psem_test_unlock(w);
+		if (psem_test_unlock(w->fix, w->op, w->obj))
+			w->errors++;
 	}
 	psem_test_set_state(w, PSEM_TEST_FINISHED);
 	return 0;
 }
 
-/**
- * psem_test_wait_stress() - wait for the stress workers to finish
- * @test: the test case
- * @fix:  the fixture; its @progress counts the workers' iterations
- *
- * A hang is no progress for the hang guard, or (a livelock, such as getters
- * spinning for an object that was lost) not being finished after
- * PSEM_TEST_STRESS_MS, many times what a healthy run takes. Either fails
- * the test.
- *
- * Return: whether they all finished.
+/*
+ * Waits for the stress workers to finish; @fix->progress counts their
+ * iterations. A hang is no progress for the hang guard, or (a livelock,
+ * such as getters spinning for an object that was lost) not being finished
+ * after PSEM_TEST_STRESS_MS, many times what a healthy run takes. Either
+ * fails the test. Returns whether they all finished.
  */
-bool psem_test_wait_stress(struct kunit *test, struct psem_test_fix *fix)
+static bool psem_test_wait_stress(struct kunit *test, struct psem_test_fix *fix)
 {
 	unsigned long start = jiffies, idle_since = jiffies;
 	long last = -1;
@@ -411,30 +442,59 @@ bool psem_test_wait_stress(struct kunit *test, struct psem_test_fix *fix)
 	return true;
 }
 
-/**
- * psem_test_sum() - sum what the stress workers recorded
- * @fix:         the fixture
- * @errors:      the sum of their @errors
- * @got:         the sum of their @got
- * @misses:      the sum of their @misses
- * @max_readers: the largest of their @max_readers
- */
-void psem_test_sum(struct psem_test_fix *fix, unsigned long *errors,
-		   unsigned long *got, unsigned long *misses,
-		   int *max_readers)
+/* A stress worker: @fix->iters turns of @fix->once, counted in @progress. */
+static int psem_test_stress_fn(void *arg)
 {
+	struct psem_test_worker *w = arg;
+	struct psem_test_fix *fix = w->fix;
 	unsigned int i;
 
-	*errors = 0;
-	*got = 0;
-	*misses = 0;
-	*max_readers = 0;
-	for (i = 0; i < fix->nr; i++) {
-		*errors += fix->t[i].errors;
-		*got += fix->t[i].got;
-		*misses += fix->t[i].misses;
-		*max_readers = max(*max_readers, fix->t[i].max_readers);
+	for (i = 0; i < fix->iters; i++) {
+		fix->once(w, i);
+		atomic_long_inc(&fix->progress);
 	}
+	psem_test_set_state(w, PSEM_TEST_FINISHED);
+	return 0;
+}
+
+/**
+ * psem_test_stress() - run stress workers on every CPU, and sum them up
+ * @test:    the test case
+ * @fix:     the fixture they work on
+ * @once:    one iteration of a worker, the @i-th; counts what goes wrong in
+ *           the worker's @errors
+ * @iters:   iterations per worker
+ * @per_cpu: how many workers on each online CPU
+ * @sums:    set to what they recorded, if they all finished
+ *
+ * Expects none of them to have counted an error.
+ *
+ * Return: whether they all started and finished (if not, the test has
+ * failed); the caller stops them with psem_test_stop_all() either way.
+ */
+bool psem_test_stress(struct kunit *test, struct psem_test_fix *fix,
+		      void (*once)(struct psem_test_worker *w, unsigned int i),
+		      unsigned int iters, unsigned int per_cpu,
+		      struct psem_test_sums *sums)
+{
+	unsigned long errors = 0;
+	unsigned int i;
+
+	fix->once = once;
+	fix->iters = iters;
+	if (!psem_test_start_per_cpu(test, fix, psem_test_stress_fn, per_cpu) ||
+	    !psem_test_wait_stress(test, fix))
+		return false;
+	*sums = (struct psem_test_sums){};
+	for (i = 0; i < fix->nr; i++) {
+		errors += fix->t[i].errors;
+		sums->got += fix->t[i].got;
+		sums->misses += fix->t[i].misses;
+		sums->max_readers = max(sums->max_readers,
+					fix->t[i].max_readers);
+	}
+	KUNIT_EXPECT_EQ(test, errors, 0UL);
+	return true;
 }
 
 /**
