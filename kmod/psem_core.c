@@ -332,7 +332,8 @@ EXPORT_SYMBOL_PSEM(psem_drain);
  * Return: 0; -EINVAL if @n is out of range or @sem has a capacity (use
  * psem_resize()); -EOVERFLOW if the debt would exceed PSEM_MAX_PERMITS;
  * -EPERM from a context where the queue lock may not be taken. All warn
- * and change nothing.
+ * and change nothing. An @n of 0 returns 0 at once, before those checks,
+ * as every zero count does (Documentation/api.rst, "Counts").
  */
 int psem_reduce(struct psem *sem, long n)
 {
