@@ -200,8 +200,11 @@ static void psem_pool_test_stress_plenty(struct kunit *test)
  */
 static void psem_pool_test_get_sleeps_fifo(struct kunit *test)
 {
+	static const enum psem_test_lock_op ops[] = {
+		PSEM_TEST_GET, PSEM_TEST_GET_INTR,
+	};
 	struct psem_test_fix *fix = psem_test_fix_new(test, 2);
-	struct psem_test_worker *g1, *g2;
+	struct psem_test_worker *g[ARRAY_SIZE(ops)];
 	void *a, *b, *first;
 
 	KUNIT_ASSERT_EQ(test, psem_test_pool_init(fix, 2), 0);
@@ -212,11 +215,7 @@ static void psem_pool_test_get_sleeps_fifo(struct kunit *test)
 	KUNIT_EXPECT_PTR_NE(test, a, b);
 	KUNIT_EXPECT_NULL(test, psem_pool_try_get(&fix->pool));
 
-	g1 = psem_test_queue(test, fix, PSEM_TEST_GET, 1);
-	if (!g1)
-		goto out;
-	g2 = psem_test_queue(test, fix, PSEM_TEST_GET_INTR, 2);
-	if (!g2)
+	if (!psem_test_queue_all(test, fix, ops, ARRAY_SIZE(ops), g))
 		goto out;
 	KUNIT_EXPECT_NULL(test, psem_pool_try_get(&fix->pool));
 
@@ -224,19 +223,19 @@ static void psem_pool_test_get_sleeps_fifo(struct kunit *test)
 	first = a;
 	a = NULL;
 	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, first), 0);
-	if (!psem_test_await(test, psem_test_state(g1) == PSEM_TEST_HOLDING))
+	if (!psem_test_await(test, psem_test_state(g[0]) == PSEM_TEST_HOLDING))
 		goto out;
-	KUNIT_EXPECT_PTR_EQ(test, g1->obj, first);
-	KUNIT_EXPECT_EQ(test, psem_test_state(g2), PSEM_TEST_WAITING);
+	KUNIT_EXPECT_PTR_EQ(test, g[0]->obj, first);
+	KUNIT_EXPECT_EQ(test, psem_test_state(g[1]), PSEM_TEST_WAITING);
 	KUNIT_EXPECT_EQ(test, psem_test_nr_waiters(&fix->pool.sem), 1U);
 
 	KUNIT_EXPECT_EQ(test, psem_pool_put(&fix->pool, b), 0);
-	if (!psem_test_await(test, psem_test_state(g2) == PSEM_TEST_HOLDING))
+	if (!psem_test_await(test, psem_test_state(g[1]) == PSEM_TEST_HOLDING))
 		goto out;
-	KUNIT_EXPECT_PTR_EQ(test, g2->obj, b);
+	KUNIT_EXPECT_PTR_EQ(test, g[1]->obj, b);
 	b = NULL;
-	KUNIT_EXPECT_EQ(test, g1->order, 1);
-	KUNIT_EXPECT_EQ(test, g2->order, 2);
+	KUNIT_EXPECT_EQ(test, g[0]->order, 1);
+	KUNIT_EXPECT_EQ(test, g[1]->order, 2);
 out:
 	if (a)
 		psem_pool_put(&fix->pool, a);

@@ -209,17 +209,18 @@ out:
  */
 static void psem_rwlock_test_downgrade(struct kunit *test)
 {
+	static const enum psem_test_lock_op ops[] = {
+		PSEM_TEST_READ, PSEM_TEST_WRITE,
+	};
 	struct psem_test_fix *fix = psem_test_fix_new(test, 2);
-	struct psem_test_worker *r, *w;
+	struct psem_test_worker *q[ARRAY_SIZE(ops)], *r, *w;
 
 	psem_test_take(fix, PSEM_TEST_WRITE);
 
-	r = psem_test_queue(test, fix, PSEM_TEST_READ, 1);
-	if (!r)
+	if (!psem_test_queue_all(test, fix, ops, ARRAY_SIZE(ops), q))
 		goto out;
-	w = psem_test_queue(test, fix, PSEM_TEST_WRITE, 2);
-	if (!w)
-		goto out;
+	r = q[0];
+	w = q[1];
 
 	psem_downgrade_write(&fix->rw);
 	fix->held = PSEM_TEST_READ;
@@ -252,20 +253,17 @@ out:
  */
 static void rw_cancel(struct kunit *test, enum psem_test_lock_op op, int sig)
 {
-	struct psem_test_fix *fix = psem_test_fix_new(test, 3);
-	struct psem_test_worker *w, *r[2];
+	const enum psem_test_lock_op ops[] = {
+		op, PSEM_TEST_READ_INTR, PSEM_TEST_READ_KILL,
+	};
+	struct psem_test_fix *fix = psem_test_fix_new(test, ARRAY_SIZE(ops));
+	struct psem_test_worker *q[ARRAY_SIZE(ops)], *w, **r = &q[1];
 
 	psem_test_take(fix, PSEM_TEST_READ);
 
-	w = psem_test_queue(test, fix, op, 1);
-	if (!w)
+	if (!psem_test_queue_all(test, fix, ops, ARRAY_SIZE(ops), q))
 		goto out;
-	r[0] = psem_test_queue(test, fix, PSEM_TEST_READ_INTR, 2);
-	if (!r[0])
-		goto out;
-	r[1] = psem_test_queue(test, fix, PSEM_TEST_READ_KILL, 3);
-	if (!r[1])
-		goto out;
+	w = q[0];
 
 	if (sig == SIGKILL) {
 		/* A killable wait ignores other signals (can only miss). */

@@ -757,6 +757,9 @@ struct psem_test_worker *psem_test_queue(struct kunit *test,
 					 struct psem_test_fix *fix,
 					 enum psem_test_lock_op op,
 					 unsigned int nr);
+bool psem_test_queue_all(struct kunit *test, struct psem_test_fix *fix,
+			 const enum psem_test_lock_op ops[], unsigned int n,
+			 struct psem_test_worker *w[]);
 void psem_test_stop_all(struct kunit *test, struct psem_test_fix *fix);
 void psem_test_finish(struct kunit *test, struct psem_test_fix *fix,
 		      struct psem *sem, long full);

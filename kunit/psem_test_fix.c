@@ -202,6 +202,31 @@ struct psem_test_worker *psem_test_queue(struct kunit *test,
 	return w;
 }
 
+/**
+ * psem_test_queue_all() - queue step workers, one after another
+ * @test: the test case
+ * @fix:  the fixture they work on, whose lock nobody waits for yet
+ * @ops:  the lock call of each, in FIFO order; each must make it wait
+ * @n:    how many
+ * @w:    the workers: @w[i] makes @ops[i] and is waiter i + 1
+ *
+ * Return: true if all of them wait, in that order; false (and the test
+ * failed) if one could not be started or did not queue.
+ */
+bool psem_test_queue_all(struct kunit *test, struct psem_test_fix *fix,
+			 const enum psem_test_lock_op ops[], unsigned int n,
+			 struct psem_test_worker *w[])
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		w[i] = psem_test_queue(test, fix, ops[i], i + 1);
+		if (!w[i])
+			return false;
+	}
+	return true;
+}
+
 /*
  * Starts @per_cpu stress workers running @fn on every online CPU. Returns
  * true if all of them started; if not, the test has failed and those that
