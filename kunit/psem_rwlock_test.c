@@ -289,6 +289,29 @@ PSEM_TEST_CANCEL_CASES(psem_rwlock_test_write, rw_cancel,
 		       PSEM_TEST_WRITE_INTR, PSEM_TEST_WRITE_KILL)
 
 /*
+ * With a kthread holding @fix's rwlock as @op says, and interrupts off
+ * under a spinlock: a read trylock succeeds only if @read_ok, a write
+ * trylock never. Then lets the holder go. Returns false if the holder did
+ * not get the lock (the test failed).
+ */
+static bool rw_tries_while_held(struct kunit *test, struct psem_test_fix *fix,
+				enum psem_test_lock_op op, bool read_ok)
+{
+	struct psem_test_worker *h;
+	unsigned long flags;
+
+	h = psem_test_start(test, fix, psem_test_step_fn, op);
+	if (!h || !psem_test_await(test, psem_test_state(h) == PSEM_TEST_HOLDING))
+		return false;
+	spin_lock_irqsave(&fix->atomic_lock, flags);
+	KUNIT_EXPECT_EQ(test, rw_try_undo(&fix->rw, false), read_ok);
+	KUNIT_EXPECT_FALSE(test, rw_try_undo(&fix->rw, true));
+	spin_unlock_irqrestore(&fix->atomic_lock, flags);
+	psem_test_go(h);
+	return true;
+}
+
+/*
  * Trylocks never sleep: with interrupts off under a spinlock, and in hard
  * IRQ, on a free lock; and on one a kthread holds for writing, then on one
  * a kthread holds for reading.
@@ -296,29 +319,11 @@ PSEM_TEST_CANCEL_CASES(psem_rwlock_test_write, rw_cancel,
 static void psem_rwlock_test_trylock_atomic(struct kunit *test)
 {
 	struct psem_test_fix *fix = psem_test_fix_new(test, 2);
-	struct psem_test_worker *w, *r;
-	unsigned long flags;
 
 	KUNIT_EXPECT_EQ(test, psem_test_run_atomic(fix, rw_try_steps), 0UL);
 	KUNIT_EXPECT_EQ(test, psem_test_run_hardirq(test, fix, rw_try_steps), 0UL);
-
-	w = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_WRITE);
-	if (!w || !psem_test_await(test, psem_test_state(w) == PSEM_TEST_HOLDING))
-		goto out;
-	spin_lock_irqsave(&fix->atomic_lock, flags);
-	KUNIT_EXPECT_FALSE(test, rw_try_undo(&fix->rw, false));
-	KUNIT_EXPECT_FALSE(test, rw_try_undo(&fix->rw, true));
-	spin_unlock_irqrestore(&fix->atomic_lock, flags);
-	psem_test_go(w);
-
-	r = psem_test_start(test, fix, psem_test_step_fn, PSEM_TEST_READ);
-	if (!r || !psem_test_await(test, psem_test_state(r) == PSEM_TEST_HOLDING))
-		goto out;
-	spin_lock_irqsave(&fix->atomic_lock, flags);
-	KUNIT_EXPECT_TRUE(test, rw_try_undo(&fix->rw, false));
-	KUNIT_EXPECT_FALSE(test, rw_try_undo(&fix->rw, true));
-	spin_unlock_irqrestore(&fix->atomic_lock, flags);
-out:
+	if (rw_tries_while_held(test, fix, PSEM_TEST_WRITE, false))
+		rw_tries_while_held(test, fix, PSEM_TEST_READ, true);
 	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
@@ -368,6 +373,21 @@ out:
 	psem_test_finish(test, fix, &fix->rw.sem, RW_MAX);
 }
 
+/* Unlocks @rw (for writing if @write); expects @fast and @locked releases. */
+static void rw_unlock_counted(struct kunit *test, struct psem_rwlock *rw,
+			      bool write, unsigned long fast,
+			      unsigned long locked)
+{
+	struct psem_stats before;
+
+	psem_stats_snapshot(&before);
+	if (write)
+		psem_write_unlock(rw);
+	else
+		psem_read_unlock(rw);
+	psem_test_expect_releases(test, &before, fast, locked);
+}
+
 /*
  * With nobody waiting, a read_unlock is one lock-free exchange, the last
  * reader's too, and so is a write_unlock (the waiters-bit rule; under the
@@ -387,29 +407,21 @@ static void psem_rwlock_test_read_unlock_fast_path(struct kunit *test)
 		KUNIT_FAIL(test, "read_trylock failed on a free lock");
 		goto out;
 	}
-	psem_stats_snapshot(&before);
-	psem_read_unlock(&fix->rw);
-	psem_test_expect_releases(test, &before, 1, 0);
-	psem_stats_snapshot(&before);
-	psem_read_unlock(&fix->rw);
-	psem_test_expect_releases(test, &before, 1, 0);
+	rw_unlock_counted(test, &fix->rw, false, 1, 0);
+	rw_unlock_counted(test, &fix->rw, false, 1, 0);
 
 	if (!psem_write_trylock(&fix->rw)) {
 		KUNIT_FAIL(test, "write_trylock failed on a free lock");
 		goto out;
 	}
-	psem_stats_snapshot(&before);
-	psem_write_unlock(&fix->rw);
-	psem_test_expect_releases(test, &before, 1, 0);
+	rw_unlock_counted(test, &fix->rw, true, 1, 0);
 
 	psem_set_zero_release(false);
 	if (!psem_write_trylock(&fix->rw)) {
 		KUNIT_FAIL(test, "write_trylock failed on a free lock");
 		goto out;
 	}
-	psem_stats_snapshot(&before);
-	psem_write_unlock(&fix->rw);
-	psem_test_expect_releases(test, &before, 0, 1);
+	rw_unlock_counted(test, &fix->rw, true, 0, 1);
 	psem_set_zero_release(true);
 
 	psem_test_take(fix, PSEM_TEST_READ);
