@@ -38,11 +38,7 @@ for v in stock psem; do
 		{ echo "bench-xfs: building the $v image failed" >&2; exit 1; }
 	image=$(sed -n 's/^KERNEL=//p' <<<"$img")
 done
-# /boot/vmlinuz-<ver>, or (7.3) .../lib/modules/<ver>/vmlinuz
-case $image in
-*/vmlinuz) kver=$(basename "$(dirname "$image")") ;;
-*) kver=${image#/boot/vmlinuz-} ;;
-esac
+kver=$(image_version "$image")
 
 # boot VARIANT MODE N: one boot; appends "mode,variant,n,ktime_ns,stats..."
 # to the raw CSV.

@@ -76,10 +76,8 @@ start=$SECONDS
 # it, a version or a kind (6.1, 6.1-rt, 6.12, 6.12-rt); by default 6.1, the
 # newest generic Debian 6.1 kernel, the stock kernel the fast-path targets are
 # set on (the PREEMPT_RT and 6.12 kernels only on request).
-stock=$(scripts/stock-kernel.sh "${KVER:-6.1}") || exit 2
-eval "$stock"	# KERNEL=..., KDIR=...
-kver=$(basename "$KERNEL")
-kver=${kver#vmlinuz-}
+stock_kernel "${KVER:-6.1}" || exit 2
+KERNEL=$stock_image KDIR=$stock_kdir kver=$stock_ver
 for opt in CONFIG_LOCKDEP CONFIG_KCSAN CONFIG_KASAN CONFIG_DEBUG_LOCK_ALLOC CONFIG_PROVE_LOCKING; do
 	if grep -q "^$opt=y" "$KDIR/.config" 2>/dev/null; then
 		echo "bench: $KDIR has $opt=y: benchmark only a production kernel" >&2

@@ -514,9 +514,9 @@ if want dkms; then
 	if dkms_build; then stage_done ok; else fail_step "dkms build"; fi
 fi
 
-# stock_kernel VER KERNEL KDIR [PREBUILT]: build (unless PREBUILT), boot,
-# check one Debian kernel.
-stock_kernel() {
+# check_stock VER KERNEL KDIR [PREBUILT]: build (unless PREBUILT), boot,
+# check one Debian kernel. (lib.sh's stock_kernel finds one.)
+check_stock() {
 	local ver=$1 kernel=$2 kdir=$3 rc=0 uname
 	echo "-- stock $ver: headers $kdir${4:+ (the modules DKMS built)}"
 	run_kernel "stock-$ver" "$kernel" "$kdir" "stock-$ver" "${4:-}" || rc=$?
@@ -542,12 +542,12 @@ if want stock; then
 			nstock=$((nstock + 1))
 			if [ -n "$dkms_boot" ] && [ "$ver" = "$dkms_kver" ]; then
 				src=0
-				stock_kernel "$ver" "$skernel" "$skdir" "$dkms_boot" </dev/null || src=$?
+				check_stock "$ver" "$skernel" "$skdir" "$dkms_boot" </dev/null || src=$?
 				dkms_boot_ok $src
 				dkms_booted=1
 				[ $src = 0 ] || sfailed+=("$ver")
 			else
-				stock_kernel "$ver" "$skernel" "$skdir" </dev/null || sfailed+=("$ver")
+				check_stock "$ver" "$skernel" "$skdir" </dev/null || sfailed+=("$ver")
 			fi
 			bash "$top/scripts/sizes.sh" "$skdir" "$ver" </dev/null ||
 				sfailed+=("$ver (sizes)")

@@ -13,14 +13,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 bash "$top/scripts/setup.sh"
-stock=$("$top/scripts/stock-kernel.sh" ${KVER:+"$KVER"})
-kernel=$(sed -n 's/^KERNEL=//p' <<<"$stock")
-kdir=$(sed -n 's/^KDIR=//p' <<<"$stock")
-# /boot/vmlinuz-<ver>, or (7.3) .../lib/modules/<ver>/vmlinuz
-case $kernel in
-*/vmlinuz) kver=$(basename "$(dirname "$kernel")") ;;
-*) kver=${kernel#/boot/vmlinuz-} ;;
-esac
+stock_kernel "${KVER:-}"
+kernel=$stock_image kdir=$stock_kdir kver=$stock_ver
 work=$cache/work/demo-$kver log=$logdir/demo.log
 mkdir -p "$logdir"
 

@@ -57,20 +57,26 @@ _build_modules() {
 		sed '/^Skipping BTF generation .* unavailability of vmlinux$/d'
 }
 
-# stock_kernel KVER: the Debian stock kernel that scripts/stock-kernel.sh
-# picks for KVER. Sets stock_image, stock_kdir and stock_ver, the version
-# the image is named by: /boot/vmlinuz-<ver>, or (7.2.13, 7.3.4 and later,
-# unpacked without being installed) .../lib/modules/<ver>/vmlinuz.
+# image_version IMAGE: the version a stock kernel image is named by:
+# /boot/vmlinuz-<ver>, or (7.2.13, 7.3.4 and later, unpacked without being
+# installed) .../lib/modules/<ver>/vmlinuz.
+image_version() {
+	case $1 in
+	*/vmlinuz) basename "$(dirname "$1")" ;;
+	*) echo "${1##*/vmlinuz-}" ;;
+	esac
+}
+
+# stock_kernel [KVER]: the Debian stock kernel that scripts/stock-kernel.sh
+# picks for KVER (none: the newest generic one). Sets stock_image,
+# stock_kdir and stock_ver (image_version).
 # shellcheck disable=SC2034 # used by the scripts that source this
 stock_kernel() {
 	local s
-	s=$("$top/scripts/stock-kernel.sh" "$1") || return 1
+	s=$("$top/scripts/stock-kernel.sh" ${1:+"$1"}) || return 1
 	stock_image=$(sed -n 's/^KERNEL=//p' <<<"$s")
 	stock_kdir=$(sed -n 's/^KDIR=//p' <<<"$s")
-	case $stock_image in
-	*/vmlinuz) stock_ver=$(basename "$(dirname "$stock_image")") ;;
-	*) stock_ver=${stock_image##*/vmlinuz-} ;;
-	esac
+	stock_ver=$(image_version "$stock_image")
 }
 
 # suites_in FILE...: the KUnit suites the C files define (every
