@@ -591,7 +591,8 @@ enum psem_test_wait {
 /* The &enum psem_test_wait of a lock op other than PSEM_TEST_NO_LOCK. */
 static inline enum psem_test_wait psem_test_op_wait(enum psem_test_lock_op op)
 {
-	return (op - PSEM_TEST_READ) % 3;	/* no op is a trylock */
+	/* Each lock's three ops are adjacent; none is a trylock. */
+	return (op - PSEM_TEST_READ) % 3;
 }
 
 /*

@@ -41,10 +41,12 @@
 #define EX_ASAN 1
 #else
 #define EX_ASAN 0
-/* Never run without ASan (EX_ASAN is 0); defined so that the calls compile. */
-static inline void __sanitizer_start_switch_fiber(void **fake, const void *bottom,
+/* Never called without ASan (each call is under if (EX_ASAN)); they compile. */
+static inline void __sanitizer_start_switch_fiber(void **fake,
+						  const void *bottom,
 						  size_t size) {}
-static inline void __sanitizer_finish_switch_fiber(void *fake, const void **bottom,
+static inline void __sanitizer_finish_switch_fiber(void *fake,
+						   const void **bottom,
 						   size_t *size) {}
 #endif
 
