@@ -107,7 +107,7 @@ static void hostile_begin(struct kunit *test, const char *what)
 {
 	if (!IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP))
 		kunit_skip(test, "needs CONFIG_DEBUG_ATOMIC_SLEEP to report the bug");
-	pr_info("psem-expect-splat: begin atomic-sleep %s\n", what);
+	pr_notice("psem-expect-splat: begin atomic-sleep %s\n", what);
 }
 
 /*
@@ -116,7 +116,7 @@ static void hostile_begin(struct kunit *test, const char *what)
  */
 static void hostile_end(void)
 {
-	pr_info("psem-expect-splat: end atomic-sleep\n");
+	pr_notice("psem-expect-splat: end atomic-sleep\n");
 	schedule_timeout_uninterruptible(HZ + 1);
 }
 

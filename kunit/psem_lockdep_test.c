@@ -56,12 +56,12 @@ static void psem_test_lockdep_inversion(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, debug_locks);
 
 	/* B -> A: the inversion, reported at psem_read_lock(). */
-	pr_info("psem-expect-splat: begin lockdep-inversion\n");
+	pr_notice("psem-expect-splat: begin lockdep-inversion\n");
 	psem_mutex_lock(mx);
 	psem_read_lock(rw);
 	psem_read_unlock(rw);
 	psem_mutex_unlock(mx);
-	pr_info("psem-expect-splat: end lockdep-inversion\n");
+	pr_notice("psem-expect-splat: end lockdep-inversion\n");
 
 	KUNIT_EXPECT_FALSE_MSG(test, debug_locks,
 			       "lockdep did not report the AB-BA order");

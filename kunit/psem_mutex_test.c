@@ -334,9 +334,9 @@ static void psem_mutex_test_stale_owner_unlock(struct kunit *test)
 	put_task_struct(gone);	/* frees it: "gone" is now a stale pointer */
 
 	warns = psem_warn_count();
-	pr_info("psem-expect-splat: begin refusal psem_mutex_unlock() by a task that does not own it\n");
+	pr_notice("psem-expect-splat: begin refusal psem_mutex_unlock() by a task that does not own it\n");
 	psem_mutex_unlock(&fix->mx);
-	pr_info("psem-expect-splat: end refusal\n");
+	pr_notice("psem-expect-splat: end refusal\n");
 	KUNIT_EXPECT_EQ(test, psem_warn_count(), warns + 1);
 	KUNIT_EXPECT_TRUE(test, psem_mutex_is_locked(&fix->mx));
 

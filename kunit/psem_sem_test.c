@@ -141,9 +141,9 @@ static void psem_sem_test_down_closed(struct kunit *test)
 		kunit_skip(test, "built without the loud cases");
 	KUNIT_ASSERT_EQ(test, psem_close(sem), 0);
 	before = psem_available(sem);
-	pr_info("psem-expect-splat: begin refusal psem_down() on a closed psem\n");
+	pr_notice("psem-expect-splat: begin refusal psem_down() on a closed psem\n");
 	psem_down(sem);
-	pr_info("psem-expect-splat: end refusal\n");
+	pr_notice("psem-expect-splat: end refusal\n");
 	KUNIT_EXPECT_EQ(test, psem_available(sem), before);
 	KUNIT_EXPECT_EQ(test, psem_reopen(sem), 0);
 	PSEM_TEST_EXPECT_IDLE(test, sem, 1);

@@ -117,16 +117,32 @@ stage "lint: checkpatch --strict (${#csrc[@]} files, $src_names)"
 cp_bad=0
 key=$(clean_key checkpatch "${srcs[@]}")
 is_clean "$key" && srcs_cp=() || srcs_cp=("${srcs[@]}")
-for src in "${srcs_cp[@]}"; do
+# checkpatch_tree SRC: every file through SRC's checkpatch.pl; fails if one
+# had a finding, which it prints.
+checkpatch_tree() {
+	local f ign out rc=0
 	for f in "${csrc[@]}"; do
 		ign=$(checkpatch_ignore "$f")
-		out=$(perl "$src/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
+		out=$(perl "$1/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
 			--no-summary ${ign:+--ignore "$ign"} -f "$f" 2>&1) && continue
-		echo "  checkpatch from $(basename "$src"):"
+		echo "  checkpatch from $(basename "$1"):"
 		echo "$out"
-		cp_bad=1
+		rc=1
 	done
+	return $rc
+}
+# The trees run side by side, each into its own file, printed in order.
+cp_out=$(mktemp -d)
+cp_pids=()
+for i in "${!srcs_cp[@]}"; do
+	checkpatch_tree "${srcs_cp[$i]}" >"$cp_out/$i" 2>&1 &
+	cp_pids+=($!)
 done
+for i in "${!cp_pids[@]}"; do
+	wait "${cp_pids[$i]}" || cp_bad=1
+	cat "$cp_out/$i"
+done
+rm -rf "$cp_out"
 if [ $cp_bad = 1 ]; then
 	bad+=(checkpatch)
 	stage_done FAILED
