@@ -13,7 +13,9 @@
 #include <linux/compiler.h>
 #include <linux/irq_work.h>
 #include <linux/limits.h>
+#include <linux/list.h>
 #include <linux/lockdep.h>
+#include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
@@ -63,52 +65,76 @@
 #define PSEM_ONE		4L	/* 1 << PSEM_SHIFT, signed */
 #define PSEM_CLOSED		LONG_MIN
 
+/*
+ * &psem.limit's low bit: the psem was created with a capacity. The limit
+ * is a multiple of PSEM_ONE, against which words and sums that are also
+ * multiples of PSEM_ONE are compared, and psem_capacity() shifts it out:
+ * no comparison with the limit changes for it.
+ */
+#define PSEM_CAPPED		0x1UL
+
+/*
+ * &psem.parked: the permits parked by releases that could not take the
+ * queue lock, times PSEM_PARKED_ONE, and PSEM_PARKED_KICK, set by the
+ * release that names the psem for the hand-off, and cleared by the
+ * hand-off's RMW that takes the permits (psem_park() in psem_queue.c).
+ */
+#define PSEM_PARKED_KICK	0x1L
+#define PSEM_PARKED_ONE		2L
+
+/*
+ * How many psems may have a hand-off of parked permits due at once: one
+ * table for all psems (psem_queue.c). A release that would park on a psem
+ * beyond them is refused with -EBUSY and changes nothing.
+ */
+#define PSEM_KICK_SLOTS		64
+
 /* The largest balance a psem can hold, and the largest count one call takes. */
 #define PSEM_MAX_PERMITS	(LONG_MAX >> PSEM_SHIFT)
 
 struct psem_async;
+struct psem_calls;
+struct psem_waiter;
 
 /**
  * struct psem - a counting semaphore with a lock-free release
  * @count: the balance (permits available to acquirers, 0..PSEM_MAX_PERMITS)
  *         times PSEM_ONE, plus the flags PSEM_WAITERS and PSEM_CONTENDED
  *         and the state PSEM_CLOSED (their rules are at PSEM_WAITERS).
- * @limit: the capacity times PSEM_ONE: a lock-free release that would
+ * @limit: the capacity times PSEM_ONE, or'ed with PSEM_CAPPED for a psem
+ *         created with one: a lock-free release that would
  *         raise the word above it takes the locked path, which refuses it.
  *         PSEM_MAX_PERMITS * PSEM_ONE for a psem without a capacity.
- * @wq:    @wq.lock is the queue lock; @wq.head is the FIFO list of waiters,
- *         oldest first.
+ * @lock:  the queue lock
+ * @first: the oldest waiter, or NULL: the waiters are linked through
+ *         &psem_waiter.node in a circular list with no list head, oldest
+ *         first (psem_queue_add()). Protected by @lock.
  * @debt:  permits owed by psem_reduce() or a shrinking psem_resize(), paid
- *         by releases before any waiter. Protected by @wq.lock.
- * @calls: the list of served asynchronous waiters whose callbacks are due,
- *         owned by the one path that is calling them back (on its stack),
- *         or NULL. Protected by @wq.lock.
- * @calling: the asynchronous waiter whose callback runs now, or NULL.
+ *         by releases before any waiter. Protected by @lock.
+ * @calls: the served asynchronous waiters whose callbacks are due, and
+ *         the one whose callback runs now (struct psem_calls), owned by
+ *         the one path that is calling them back (on its stack), or NULL.
+ *         Protected by @lock.
  * @leaving: waiters that were served while on their way to cancel their
- *         wait (a signal, a timeout), which still take @wq.lock once.
- *         Protected by @wq.lock.
- * @parking: releases between their first touch of @parked and the return
- *         of their irq_work_queue(), which psem_sync() waits out
- * @parked: permits released where @wq.lock may not be taken (NMI, a
- *         hard-only IRQ), which @defer hands over
- * @defer: the irq_work that hands @parked over through the locked path,
- *         from a context where @wq.lock may be taken
- * @capped: whether the psem was created with a capacity
+ *         wait (a signal, a timeout), which still take @lock once.
+ *         Protected by @lock.
+ * @parked: permits released where @lock may not be taken (NMI, a
+ *         hard-only IRQ), times PSEM_PARKED_ONE, or'ed with
+ *         PSEM_PARKED_KICK while a hand-off of them is due: one irq_work
+ *         for all psems hands them over through the locked path, from a
+ *         context where @lock may be taken (psem_park() in psem_queue.c)
  *
  * The fields are private to psem; use the functions below.
  */
 struct psem {
 	atomic_long_t		count;
 	unsigned long		limit;
-	wait_queue_head_t	wq;
-	unsigned long		debt;
-	struct list_head	*calls;
-	struct psem_async	*calling;
+	spinlock_t		lock;	/* the queue lock: @first, @debt, @calls, @leaving */
 	unsigned int		leaving;
-	atomic_t		parking;
+	struct psem_waiter	*first;
+	unsigned long		debt;
+	struct psem_calls	*calls;
 	atomic_long_t		parked;
-	struct irq_work		defer;
-	bool			capped;
 };
 
 /* What a queued waiter is. */
@@ -120,9 +146,9 @@ enum psem_wait_kind {
 
 /**
  * struct psem_waiter - an entry in a psem's FIFO queue (private to psem)
- * @wq_entry: links the waiter into &psem.wq.head, then, once it leaves
- *            the queue, into a private wake list; .private is the task
- *            (NULL for an asynchronous waiter)
+ * @node:     links the waiter into the queue (&psem.first), then, once
+ *            it leaves the queue, into a private wake list
+ * @task:     the task that waits (NULL for an asynchronous waiter)
  * @n:        the permits asked for (for a quiesce: the capacity)
  * @needed:   permits still missing; lowered by releases under the queue
  *            lock
@@ -139,7 +165,8 @@ enum psem_wait_kind {
  *            struct, which lives on the waiter's stack
  */
 struct psem_waiter {
-	struct wait_queue_entry	wq_entry;
+	struct list_head	node;
+	struct task_struct	*task;
 	long			n;
 	long			needed;
 	unsigned long		since;
@@ -148,6 +175,60 @@ struct psem_waiter {
 	atomic_t		state;
 	bool			done;
 };
+
+/*
+ * The queue, under &psem.lock (private to psem): &psem.first is the oldest
+ * waiter, and &psem_waiter.node links the waiters in a circular list with
+ * no list head, as 7.1's struct semaphore links its waiters from
+ * first_waiter: a pointer in the psem where a list_head would take twice
+ * the room.
+ */
+static inline bool psem_queue_empty(const struct psem *sem)
+{
+	return !sem->first;
+}
+
+/* Links @w at the tail. */
+static inline void psem_queue_add(struct psem *sem, struct psem_waiter *w)
+{
+	if (sem->first) {
+		list_add_tail(&w->node, &sem->first->node);
+	} else {
+		INIT_LIST_HEAD(&w->node);
+		sem->first = w;
+	}
+}
+
+/* Unlinks @w, which is linked; its node is left unlinked, not reset. */
+static inline void psem_queue_del(struct psem *sem, struct psem_waiter *w)
+{
+	if (list_empty(&w->node)) {	/* alone: its node points at itself */
+		sem->first = NULL;
+		return;
+	}
+	if (sem->first == w)
+		sem->first = list_next_entry(w, node);
+	list_del(&w->node);
+}
+
+/* The waiter after @w, or NULL after the newest. */
+static inline struct psem_waiter *psem_queue_next(const struct psem *sem,
+						  struct psem_waiter *w)
+{
+	struct psem_waiter *next = list_next_entry(w, node);
+
+	return next == sem->first ? NULL : next;
+}
+
+/*
+ * Every waiter, oldest first. The _safe form reads the next one before
+ * the body may unlink @w with psem_queue_del().
+ */
+#define psem_for_each_waiter(w, sem)					\
+	for (w = (sem)->first; w; w = psem_queue_next(sem, w))
+#define psem_for_each_waiter_safe(w, next, sem)				\
+	for (w = (sem)->first; w && ((next = psem_queue_next(sem, w)), 1); \
+	     w = next)
 
 /**
  * typedef psem_async_fn - completes an asynchronous acquire
@@ -174,9 +255,6 @@ struct psem_async {
 	psem_async_fn		fn;
 };
 
-/* The function of &psem.defer, for the static initialiser (private). */
-void __psem_defer_fn(struct irq_work *work);
-
 /* A negative count, or one over PSEM_MAX_PERMITS, does not compile. */
 #define __PSEM_COUNT_INIT(permits)					\
 	(BUILD_BUG_ON_ZERO((permits) < 0 || (permits) > PSEM_MAX_PERMITS) + \
@@ -185,16 +263,13 @@ void __psem_defer_fn(struct irq_work *work);
 #define __PSEM_INITIALIZER(name, permits, cap, is_capped)		\
 {									\
 	.count		= ATOMIC_LONG_INIT(__PSEM_COUNT_INIT(permits)),	\
-	.limit		= __PSEM_COUNT_INIT(cap),			\
-	.wq		= __WAIT_QUEUE_HEAD_INITIALIZER((name).wq),	\
+	.limit		= __PSEM_COUNT_INIT(cap) | ((is_capped) ? PSEM_CAPPED : 0), \
+	.lock		= __SPIN_LOCK_UNLOCKED((name).lock),		\
+	.leaving	= 0,						\
+	.first		= NULL,						\
 	.debt		= 0,						\
 	.calls		= NULL,						\
-	.calling	= NULL,						\
-	.leaving	= 0,						\
-	.parking	= ATOMIC_INIT(0),				\
 	.parked		= ATOMIC_LONG_INIT(0),				\
-	.defer		= IRQ_WORK_INIT(__psem_defer_fn),		\
-	.capped		= is_capped,					\
 }
 
 /**

@@ -17,7 +17,7 @@
  * Cancel and grant race for the queue lock; whichever takes the waiter off
  * the queue first decides the outcome, so exactly one of "cancelled" and
  * "called back" happens. psem_cancel_async_sync() also waits, on
- * &psem.calling and the waiter's state, until no callback for the waiter
+ * &psem_calls.calling and the waiter's state, until no callback for the waiter
  * is due or running.
  */
 
@@ -82,7 +82,7 @@ int psem_acquire_async(struct psem *sem, long n, struct psem_async *aw,
 			return -EPERM;
 	}
 
-	spin_lock_irqsave(&sem->wq.lock, flags);
+	spin_lock_irqsave(&sem->lock, flags);
 	ret = psem_refuse_wait(sem, n);
 	if (ret)
 		goto unlock;
@@ -94,7 +94,7 @@ int psem_acquire_async(struct psem *sem, long n, struct psem_async *aw,
 	psem_link(sem, &aw->w, n, PSEM_WAIT_ASYNC, NULL);
 	ret = -EINPROGRESS;
 unlock:
-	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	spin_unlock_irqrestore(&sem->lock, flags);
 	return ret;
 }
 EXPORT_SYMBOL_PSEM(psem_acquire_async);
@@ -130,15 +130,22 @@ enum psem_async_stand {
 	PSEM_ASYNC_BUSY,	/* its callback is due or running */
 };
 
-/* Under the queue lock, where its state and &psem.calling change. */
+/*
+ * Under the queue lock, where its state and &psem.calls change: the path
+ * that &psem.calls points at keeps its struct psem_calls on its stack
+ * until it has cleared the pointer under the lock.
+ */
 static enum psem_async_stand psem_async_stand_locked(struct psem *sem,
 						     struct psem_async *aw)
 {
 	int state = atomic_read(&aw->w.state);	/* under the lock */
+	struct psem_calls *calls = sem->calls;
 
-	lockdep_assert_held(&sem->wq.lock);
+	lockdep_assert_held(&sem->lock);
+	if (state == PSEM_W_SERVED)
+		return PSEM_ASYNC_BUSY;
 	/* ACQUIRE: pairs with the RELEASE in psem_call_back(). */
-	if (state == PSEM_W_SERVED || smp_load_acquire(&sem->calling) == aw)
+	if (calls && smp_load_acquire(&calls->calling) == aw)
 		return PSEM_ASYNC_BUSY;
 	return state == PSEM_W_IDLE ? PSEM_ASYNC_IDLE : PSEM_ASYNC_QUEUED;
 }
@@ -153,9 +160,9 @@ static enum psem_async_stand psem_async_stand(struct psem *sem,
 {
 	enum psem_async_stand stand;
 
-	spin_lock_irq(&sem->wq.lock);
+	spin_lock_irq(&sem->lock);
 	stand = psem_async_stand_locked(sem, aw);
-	spin_unlock_irq(&sem->wq.lock);
+	spin_unlock_irq(&sem->lock);
 	return stand;
 }
 
@@ -205,7 +212,7 @@ static void psem_async_queue_work(struct psem_async *aw, int result)
 	aww->result = result;
 	/*
 	 * Counted before the work is queued: after it the work may free
-	 * @aww. Unordered of its own: &psem.calling's RELEASE, once this
+	 * @aww. Unordered of its own: &psem_calls.calling's RELEASE, once this
 	 * callback returns, orders it for psem_async_work_idle().
 	 */
 	WRITE_ONCE(aww->queued, aww->queued + 1);
@@ -262,17 +269,17 @@ static bool psem_async_work_idle(struct psem *sem,
 	unsigned int now;
 	bool idle;
 
-	spin_lock_irq(&sem->wq.lock);
+	spin_lock_irq(&sem->lock);
 	idle = psem_async_stand_locked(sem, &aww->aw) == PSEM_ASYNC_IDLE;
 	/*
-	 * After &psem.calling's ACQUIRE above: a callback that has returned
+	 * After &psem_calls.calling's ACQUIRE above: a callback that has returned
 	 * counted its run before; none can start while the lock is held
-	 * (it sets &psem.calling under it), and none is due unless @aww is
+	 * (it sets &psem_calls.calling under it), and none is due unless @aww is
 	 * queued or served, which is not idle.
 	 */
 	now = READ_ONCE(aww->queued);
 	idle = idle && now == *queued;
-	spin_unlock_irq(&sem->wq.lock);
+	spin_unlock_irq(&sem->lock);
 	*queued = now;
 	return idle;
 }
@@ -315,9 +322,10 @@ bool psem_cancel_async_work_sync(struct psem *sem, struct psem_async_work *aww)
 		if (psem_cancel_async_sync(sem, &aww->aw))
 			cancelled = true;
 		/*
-		 * Ordered after the ACQUIRE of &psem.calling in the cancel's
-		 * last look under the lock: a callback that has returned
-		 * counted its run before it cleared calling (RELEASE).
+		 * Ordered after the ACQUIRE of &psem_calls.calling in the
+		 * cancel's last look under the lock: a callback that has
+		 * returned counted its run before it cleared calling
+		 * (RELEASE).
 		 */
 		else if (READ_ONCE(aww->queued) != queued)
 			cancelled = false;

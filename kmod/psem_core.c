@@ -41,15 +41,13 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 	/* Unordered: the psem is not yet shared (see the kernel-doc). */
 	atomic_long_set(&sem->count, permits * PSEM_ONE);
 	sem->limit = PSEM_MAX_PERMITS * PSEM_ONE;
-	__init_waitqueue_head(&sem->wq, name, key);
+	spin_lock_init(&sem->lock);
+	lockdep_set_class_and_name(&sem->lock, key, name);
+	sem->leaving = 0;
+	sem->first = NULL;
 	sem->debt = 0;
 	sem->calls = NULL;
-	sem->calling = NULL;
-	sem->leaving = 0;
-	atomic_set(&sem->parking, 0);		/* unordered: not yet shared */
-	atomic_long_set(&sem->parked, 0);	/* likewise */
-	init_irq_work(&sem->defer, __psem_defer_fn);
-	sem->capped = false;
+	atomic_long_set(&sem->parked, 0);	/* unordered: not yet shared */
 }
 EXPORT_SYMBOL_PSEM(__psem_init);
 
@@ -63,8 +61,7 @@ int __psem_init_capacity(struct psem *sem, long capacity, const char *name,
 		capacity = 0;
 	}
 	__psem_init(sem, capacity, name, key);
-	sem->limit = capacity * PSEM_ONE;
-	sem->capped = true;
+	sem->limit = capacity * PSEM_ONE | PSEM_CAPPED;
 	return ret;
 }
 EXPORT_SYMBOL_PSEM(__psem_init_capacity);
@@ -344,11 +341,12 @@ int psem_reduce(struct psem *sem, long n)
 		return psem_bad_count(__func__, n, _RET_IP_);
 	if (unlikely(!n))
 		return 0;
-	if (sem->capped && psem_refuse("reduce of a psem with a capacity; use psem_resize()\n"))
+	if (psem_capped(sem) &&
+	    psem_refuse("reduce of a psem with a capacity; use psem_resize()\n"))
 		return -EINVAL;
 	if (psem_refuse_context())
 		return -EPERM;
-	spin_lock_irqsave(&sem->wq.lock, flags);
+	spin_lock_irqsave(&sem->lock, flags);
 	/* The debt a reduce may add is bounded by what it asks for. */
 	if (sem->debt > PSEM_MAX_PERMITS - n &&
 	    psem_refuse_ip(_RET_IP_, "reduce by %ld overflows debt %lu\n",
@@ -365,7 +363,7 @@ int psem_reduce(struct psem *sem, long n)
 	if (n)
 		WRITE_ONCE(sem->debt, sem->debt + n);
 unlock:
-	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	spin_unlock_irqrestore(&sem->lock, flags);
 	return ret;
 }
 EXPORT_SYMBOL_PSEM(psem_reduce);

@@ -40,6 +40,15 @@ static __always_inline bool psem_count_out_of_range(long n)
 	return unlikely((unsigned long)n > PSEM_MAX_PERMITS);
 }
 
+/*
+ * Whether @sem was created with a capacity (PSEM_CAPPED in &psem.limit,
+ * which psem_resize() keeps): a snapshot like psem_capacity().
+ */
+static inline bool psem_capped(const struct psem *sem)
+{
+	return READ_ONCE(sem->limit) & PSEM_CAPPED;
+}
+
 struct psem_cpu_stats {
 	u64 count[PSEM_NR_STATS];
 };

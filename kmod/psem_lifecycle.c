@@ -29,7 +29,7 @@ static long psem_retarget(struct psem *sem, long capacity,
 	struct psem_waiter *w, *next;
 	long back = 0;
 
-	list_for_each_entry_safe(w, next, &sem->wq.head, wq_entry.entry) {
+	psem_for_each_waiter_safe(w, next, sem) {
 		long assigned = w->n - w->needed;
 
 		if (w->kind == PSEM_WAIT_QUIESCE) {
@@ -65,7 +65,7 @@ int psem_resize(struct psem *sem, long capacity)
 	DEFINE_PSEM_WAKE(wake);
 	long old, back;
 
-	if (!sem->capped && psem_refuse("resize of a psem without a capacity\n"))
+	if (!psem_capped(sem) && psem_refuse("resize of a psem without a capacity\n"))
 		return -EINVAL;
 	if (psem_refuse_context())
 		return -EPERM;
@@ -73,7 +73,7 @@ int psem_resize(struct psem *sem, long capacity)
 	    psem_refuse("resize to capacity %ld out of range\n", capacity))
 		return -EINVAL;
 
-	spin_lock_irqsave(&sem->wq.lock, flags);
+	spin_lock_irqsave(&sem->lock, flags);
 	old = psem_capacity(sem);
 	back = psem_retarget(sem, capacity, &wake);
 	/*
@@ -81,7 +81,7 @@ int psem_resize(struct psem *sem, long capacity)
 	 * ACQUIRE load in psem_release_fast(), so that a lock-free release
 	 * that reads the shrunk word checks it against the new limit.
 	 */
-	WRITE_ONCE(sem->limit, capacity * PSEM_ONE);
+	WRITE_ONCE(sem->limit, capacity * PSEM_ONE | PSEM_CAPPED);
 	smp_wmb();	/* limit, then word: see the comment above */
 	if (capacity < old) {
 		long owed = old - capacity;
@@ -95,7 +95,7 @@ int psem_resize(struct psem *sem, long capacity)
 	}
 	/* Grows, gives back, and clears the bit if nobody is left. */
 	psem_add_locked(sem, back, &wake, _RET_IP_);
-	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	spin_unlock_irqrestore(&sem->lock, flags);
 	psem_wake_served(sem, &wake);
 	return 0;
 }
@@ -127,7 +127,7 @@ int psem_close(struct psem *sem)
 
 	if (psem_refuse_context())
 		return -EPERM;
-	spin_lock_irqsave(&sem->wq.lock, flags);
+	spin_lock_irqsave(&sem->lock, flags);
 	/*
 	 * Relaxed RMW: "closed" publishes no data; a task that reads it
 	 * only refuses. It must be an RMW all the same, to keep the word's
@@ -137,12 +137,12 @@ int psem_close(struct psem *sem)
 		ret = -EALREADY;
 		goto unlock;
 	}
-	list_for_each_entry_safe(w, next, &sem->wq.head, wq_entry.entry)
+	psem_for_each_waiter_safe(w, next, sem)
 		if (w->kind != PSEM_WAIT_QUIESCE)
 			back += psem_fail_waiter(sem, w, -ESHUTDOWN, &wake);
 	psem_add_locked(sem, back, &wake, _RET_IP_);
 unlock:
-	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	spin_unlock_irqrestore(&sem->lock, flags);
 	psem_wake_served(sem, &wake);
 	return ret;
 }
@@ -163,11 +163,11 @@ int psem_reopen(struct psem *sem)
 
 	if (psem_refuse_context())
 		return -EPERM;
-	spin_lock_irqsave(&sem->wq.lock, flags);
+	spin_lock_irqsave(&sem->lock, flags);
 	/* Relaxed RMW: as in psem_close(). */
 	if (atomic_long_fetch_andnot_relaxed(PSEM_CLOSED, &sem->count) >= 0)
 		ret = -EALREADY;
-	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	spin_unlock_irqrestore(&sem->lock, flags);
 	return ret;
 }
 EXPORT_SYMBOL_PSEM(psem_reopen);
@@ -192,16 +192,16 @@ static int psem_quiesce_common(struct psem *sem, unsigned int state,
 	int ret;
 
 	might_sleep();
-	if (!sem->capped &&
+	if (!psem_capped(sem) &&
 	    psem_refuse_ip(ip, "quiesce of a psem without a capacity\n"))
 		return -EINVAL;
 
-	spin_lock_irq(&sem->wq.lock);
+	spin_lock_irq(&sem->lock);
 	cap = psem_capacity(sem);
 	w.needed = cap - psem_take_or_mark(sem, cap);
 	/* All home now, unless a debt (which sets the bit) is owed. */
 	if (!w.needed && !sem->debt) {
-		spin_unlock_irq(&sem->wq.lock);
+		spin_unlock_irq(&sem->lock);
 		w.n = cap;
 		goto give_back;
 	}
@@ -210,7 +210,7 @@ static int psem_quiesce_common(struct psem *sem, unsigned int state,
 
 		/* Gives back what it took; clears the bit it may have set. */
 		psem_add_locked(sem, cap - w.needed, &wake, ip);
-		spin_unlock_irq(&sem->wq.lock);
+		spin_unlock_irq(&sem->lock);
 		psem_wake_served(sem, &wake);
 		return -ETIME;
 	}

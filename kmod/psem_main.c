@@ -9,6 +9,7 @@
 #include <linux/module.h>
 
 #include "psem_internal.h"
+#include "psem_queue.h"
 #include "psem_compat.h"	/* a second time: warns, once, on a kernel newer than 7.3 */
 
 static int __init psem_module_init(void)
@@ -19,6 +20,7 @@ static int __init psem_module_init(void)
 static void __exit psem_module_exit(void)
 {
 	psem_debugfs_exit();
+	psem_kick_exit();
 	psem_refusals_exit();
 }
 

@@ -55,39 +55,40 @@ static void psem_let_go_wake(struct psem *sem)
  * calling back from inside this one: iteration, never recursion, however
  * long a chain of callbacks that release into the psem.
  */
-static void psem_call_back(struct psem *sem, struct list_head *calls)
+static void psem_call_back(struct psem *sem, struct psem_calls *calls)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&sem->wq.lock, flags);
-	while (!list_empty(calls)) {
-		struct psem_async *aw = list_first_entry(calls, struct psem_async,
-							 w.wq_entry.entry);
+	spin_lock_irqsave(&sem->lock, flags);
+	while (!list_empty(&calls->list)) {
+		struct psem_async *aw = list_first_entry(&calls->list,
+							 struct psem_async, w.node);
 		psem_async_fn fn = aw->fn;
 		int result = aw->w.result;
 
-		list_del_init(&aw->w.wq_entry.entry);
+		list_del_init(&aw->w.node);
 		/*
 		 * The callback's from the call on: it may reuse or free @aw.
 		 * Under the lock, as every state change but LEAVING: orders
 		 * nothing of its own (the lock does).
 		 */
 		atomic_set(&aw->w.state, PSEM_W_IDLE);
-		WRITE_ONCE(sem->calling, aw);
-		spin_unlock_irqrestore(&sem->wq.lock, flags);
+		WRITE_ONCE(calls->calling, aw);
+		spin_unlock_irqrestore(&sem->lock, flags);
 
 		fn(aw, result);
 		/*
 		 * RELEASE: orders the callback's accesses before a
-		 * psem_cancel_async_sync() that reads @calling under the lock
-		 * and finds it changed; pairs with its smp_load_acquire().
+		 * psem_cancel_async_sync() that reads @calls->calling under
+		 * the lock and finds it changed; pairs with its
+		 * smp_load_acquire().
 		 */
-		smp_store_release(&sem->calling, NULL);
+		smp_store_release(&calls->calling, NULL);
 		psem_let_go_wake(sem);
-		spin_lock_irqsave(&sem->wq.lock, flags);
+		spin_lock_irqsave(&sem->lock, flags);
 	}
 	sem->calls = NULL;
-	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	spin_unlock_irqrestore(&sem->lock, flags);
 	psem_let_go_wake(sem);
 }
 
@@ -104,8 +105,8 @@ void psem_wake_served(struct psem *sem, struct psem_wake *wake)
 	struct psem_waiter *w, *next;
 
 	/* The _safe iterator reads @next before @w may go away. */
-	list_for_each_entry_safe(w, next, &wake->tasks, wq_entry.entry) {
-		struct task_struct *t = w->wq_entry.private;
+	list_for_each_entry_safe(w, next, &wake->tasks, node) {
+		struct task_struct *t = w->task;
 
 		get_task_struct(t);
 		/*
@@ -124,7 +125,7 @@ void psem_wake_served(struct psem *sem, struct psem_wake *wake)
 	 * calls back; only this path takes entries off it, so its first
 	 * entry, which list_empty() reads, is stable here.
 	 */
-	if (!list_empty(&wake->calls))
+	if (!list_empty(&wake->calls.list))
 		psem_call_back(sem, &wake->calls);
 }
 
@@ -141,7 +142,8 @@ static void psem_dequeue(struct psem *sem, struct psem_waiter *w, int result,
 		atomic_set(&w->state, PSEM_W_SERVED);	/* under the lock */
 		if (!sem->calls)
 			sem->calls = &wake->calls;
-		list_move_tail(&w->wq_entry.entry, sem->calls);
+		psem_queue_del(sem, w);
+		list_add_tail(&w->node, &sem->calls->list);
 		return;
 	}
 	/*
@@ -152,7 +154,8 @@ static void psem_dequeue(struct psem *sem, struct psem_waiter *w, int result,
 	 */
 	if (atomic_xchg_relaxed(&w->state, PSEM_W_SERVED) == PSEM_W_LEAVING)
 		sem->leaving++;
-	list_move_tail(&w->wq_entry.entry, &wake->tasks);
+	psem_queue_del(sem, w);
+	list_add_tail(&w->node, &wake->tasks);
 }
 
 /* Pays @n towards the debt; returns what is left. */
@@ -174,7 +177,7 @@ static long psem_hand_off(struct psem *sem, long n, struct psem_wake *wake)
 {
 	struct psem_waiter *w, *next;
 
-	list_for_each_entry_safe(w, next, &sem->wq.head, wq_entry.entry) {
+	psem_for_each_waiter_safe(w, next, sem) {
 		if (w->needed > n) {
 			w->needed -= n;
 			return 0;	/* FIFO: nobody overtakes the head */
@@ -199,7 +202,7 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 	/* Relaxed: see below for why each value is stable or rechecked. */
 	long cur = atomic_long_read(&sem->count);
 
-	lockdep_assert_held(&sem->wq.lock);
+	lockdep_assert_held(&sem->lock);
 	/* I1: nobody waits or owes; skip the walk. */
 	if (!(cur & PSEM_WAITERS))
 		return n ? psem_add_balance(sem, cur, n, ip) : 0;
@@ -218,7 +221,7 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 	if (sem->debt)
 		return 0;	/* and @n is zero: it ran out first */
 	n = psem_hand_off(sem, n, wake);
-	if (!list_empty(&sem->wq.head))
+	if (!psem_queue_empty(sem))
 		return 0;	/* likewise */
 	/*
 	 * The last waiter is served or gone and no debt is left: clear the
@@ -244,7 +247,7 @@ static long psem_parked_fit(struct psem *sem, long n, unsigned long ip)
 	long cur = atomic_long_read(&sem->count);	/* see psem_add_locked() */
 	long cap = psem_capacity(sem), fit;
 
-	lockdep_assert_held(&sem->wq.lock);
+	lockdep_assert_held(&sem->lock);
 	if (cur & PSEM_WAITERS)
 		fit = min_t(unsigned long, n, sem->debt + cap);
 	else
@@ -255,7 +258,12 @@ static long psem_parked_fit(struct psem *sem, long n, unsigned long ip)
 	return fit;
 }
 
-/* The locked release of @n; of the sum of deferred releases if @parked. */
+static long psem_take_parked(struct psem *sem);
+
+/*
+ * The locked release of @n; with @parked, of the sum of the deferred
+ * releases parked on @sem (@n is zero), which it takes under the lock.
+ */
 static int psem_release_now(struct psem *sem, long n, bool parked,
 			    unsigned long ip)
 {
@@ -264,99 +272,171 @@ static int psem_release_now(struct psem *sem, long n, bool parked,
 	int ret;
 
 	psem_stat(PSEM_STAT_LOCKED_RELEASE);
+	spin_lock_irqsave(&sem->lock, flags);
+	if (parked)
+		n = psem_take_parked(sem);
 	trace_psem_release(sem, n, false);
-	spin_lock_irqsave(&sem->wq.lock, flags);
 	if (parked)
 		n = psem_parked_fit(sem, n, ip);
 	ret = psem_add_locked(sem, n, &wake, ip);
-	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	spin_unlock_irqrestore(&sem->lock, flags);
 	psem_wake_served(sem, &wake);
 	return ret;
 }
 
 /*
- * The most permits parked at once: more than can ever be held (the
- * capacity plus a debt, each at most PSEM_MAX_PERMITS), and no overflow
- * of &psem.parked.
+ * The most permits parked on one psem at once: more than can ever be held
+ * (the capacity plus a debt, each at most PSEM_MAX_PERMITS), and no
+ * overflow of &psem.parked, which holds them times PSEM_PARKED_ONE.
  */
 #define PSEM_PARKED_MAX		(2 * PSEM_MAX_PERMITS)
 
 /*
- * A release that needs the queue lock where it may not be taken: parks
- * @n in &sem->parked and queues &sem->defer, which is NMI-safe, to hand
- * them over as a locked release would, debt first and then FIFO. Its count
- * is judged there, under the lock (psem_parked_fit()): the capacity and
- * the debt cannot be read together without it (a shrinking resize writes
- * the one before the other), and a check here could refuse a release that
- * the locked path accepts. Only a sum that no holders could ever return is
- * refused now.
+ * The psems whose parked permits a hand-off is due for: one slot each,
+ * taken by the release that set PSEM_PARKED_KICK, and emptied by
+ * psem_kick_fn(), which hands them over; a slot is NULL, PSEM_KICK_RESERVED
+ * (taken by a release that has yet to set the bit, or to learn that it was
+ * set already), or a psem. One table and one irq_work for every psem,
+ * where each psem once carried an irq_work of its own: the per-CPU irq_work
+ * lists batch deferred work the same way (Documentation/design.rst,
+ * "Releases from every context").
+ */
+#define PSEM_KICK_RESERVED	((struct psem *)1UL)
+
+static struct psem *psem_kick_slots[PSEM_KICK_SLOTS];
+
+static void psem_kick_fn(struct irq_work *work);
+static DEFINE_IRQ_WORK(psem_kick_work, psem_kick_fn);
+
+/* Takes a free slot of the table; returns it, or NULL if there is none. */
+static struct psem **psem_kick_reserve(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < PSEM_KICK_SLOTS; i++) {
+		struct psem *none = NULL;
+
+		/* Relaxed: the slot publishes nothing until it names a psem. */
+		if (try_cmpxchg_relaxed(&psem_kick_slots[i], &none,
+					PSEM_KICK_RESERVED))
+			return &psem_kick_slots[i];
+	}
+	return NULL;
+}
+
+/*
+ * A release that needs the queue lock where it may not be taken: adds @n
+ * to &sem->parked, and unless a hand-off is due already (PSEM_PARKED_KICK
+ * set), names @sem in a slot of the table and queues psem_kick_work,
+ * which is NMI-safe, to hand the parked permits over as a locked release
+ * would, debt first and then FIFO. Its count is judged there, under the
+ * lock (psem_parked_fit()): the capacity and the debt cannot be read
+ * together without it (a shrinking resize writes the one before the
+ * other), and a check here could refuse a release that the locked path
+ * accepts. Only a sum that no holders could ever return is refused now,
+ * and a release that finds every slot taken (more than PSEM_KICK_SLOTS
+ * psems with a hand-off due): both change nothing.
  *
- * From its first touch of &sem->parked until irq_work_queue() has
- * returned, the release is counted in &sem->parking: another release's
- * hand-off may take these permits and serve the psem's last waiter before
- * this one queues the work, and psem_sync() must not let the owner free
- * the psem in between.
+ * The cmpxchg on &sem->parked is the release's last touch of @sem: the
+ * permits it parks reach nobody before it (no slot names @sem for them
+ * until this release, or the one that set the bit before it, writes one),
+ * and after it the release touches only the table and the work, which
+ * live as long as psem.ko. So psem_sync() waits for the work alone.
  */
 static int psem_park(struct psem *sem, long n, unsigned long ip)
 {
+	struct psem **slot;
 	long old;
 
 	psem_stat(PSEM_STAT_DEFERRED);
-	/*
-	 * Relaxed: the RELEASE below orders it before the permits; a
-	 * psem_sync() that follows a hand-off of them reads it (see there).
-	 */
-	atomic_inc(&sem->parking);
+	/* Taken before the permits are added, so that it cannot be missing. */
+	slot = psem_kick_reserve();
+	if (!slot) {
+		psem_refuse_ip(ip, "deferred release of %ld: %d psems have a hand-off due\n",
+			       n, PSEM_KICK_SLOTS);
+		return -EBUSY;
+	}
 	old = atomic_long_read(&sem->parked);	/* relaxed: the cmpxchg decides */
 	do {
-		if (n > PSEM_PARKED_MAX - old) {
-			/* RELEASE: as below; nothing was parked. */
-			atomic_dec_return_release(&sem->parking);
+		if (n > PSEM_PARKED_MAX - old / PSEM_PARKED_ONE) {
+			WRITE_ONCE(*slot, NULL);
 			psem_refuse_ip(ip, "deferred release of %ld overflows %ld parked\n",
-				       n, old);
+				       n, old / PSEM_PARKED_ONE);
 			return -EOVERFLOW;
 		}
 		/*
-		 * RELEASE: orders the caller's critical section, and the
-		 * count above, before the permits reach the hand-off; pairs
-		 * with the fully ordered xchg in __psem_defer_fn(), whose
+		 * RELEASE: orders the caller's critical section before the
+		 * permits reach the hand-off; pairs
+		 * with the ACQUIRE of the RMW in psem_take_parked(), whose
 		 * locked release passes it on (RMW _release to a taker,
-		 * ->done to a waiter). irq_work_queue() runs the work at
-		 * least once after its claim, so a pending one sees this
-		 * addition.
+		 * ->done to a waiter). Every RMW of &sem->parked is ordered
+		 * in its coherence order: one that finds the bit set comes
+		 * before the hand-off's RMW that clears it, which takes its
+		 * permits.
 		 */
-	} while (!atomic_long_try_cmpxchg_release(&sem->parked, &old, old + n));
-	irq_work_queue(&sem->defer);
-	/*
-	 * RELEASE: orders irq_work_queue()'s claim of &sem->defer before
-	 * the count drops; pairs with the ACQUIRE in psem_sync(), which
-	 * then finds the work busy. The release's last touch of @sem.
-	 */
-	atomic_dec_return_release(&sem->parking);
+	} while (!atomic_long_try_cmpxchg_release(&sem->parked, &old,
+						  old + n * PSEM_PARKED_ONE +
+						  PSEM_PARKED_KICK - (old & PSEM_PARKED_KICK)));
+	if (old & PSEM_PARKED_KICK) {
+		WRITE_ONCE(*slot, NULL);	/* a hand-off is due already */
+	} else {
+		/*
+		 * Names @sem before the work is queued: irq_work_queue()'s
+		 * claim is fully ordered, and a run that it starts, or one
+		 * pending already, reads the slot after it.
+		 */
+		WRITE_ONCE(*slot, sem);
+		irq_work_queue(&psem_kick_work);
+	}
 	return 0;
 }
 
-/**
- * __psem_defer_fn - hand over the permits parked by deferred releases
- * @work: &psem.defer
- *
- * Private to psem; exported for DEFINE_PSEM()'s static initialiser. Runs
- * where the queue lock may be taken (an irq_work without IRQ_WORK_HARD_IRQ:
- * the irq_work interrupt, which lockdep counts as threadable, on
- * !PREEMPT_RT; the irq_work thread on PREEMPT_RT) and hands the parked
- * permits over as a locked release does. An asynchronous callback whose
- * grant comes from here runs here.
+/*
+ * Under the queue lock: takes every permit parked on @sem and clears
+ * PSEM_PARKED_KICK in one RMW, after which a parking release names @sem
+ * again. Fully ordered, so ACQUIRE: pairs with the RELEASE in psem_park().
  */
-void __psem_defer_fn(struct irq_work *work)
+static long psem_take_parked(struct psem *sem)
 {
-	struct psem *sem = container_of(work, struct psem, defer);
-	/* Fully ordered, so ACQUIRE: pairs with the RELEASE in psem_park(). */
-	long n = atomic_long_xchg(&sem->parked, 0);
-
-	if (n)
-		psem_release_now(sem, n, true, _THIS_IP_);
+	return atomic_long_xchg(&sem->parked, 0) / PSEM_PARKED_ONE;
 }
-EXPORT_SYMBOL_PSEM(__psem_defer_fn);
+
+/*
+ * psem_kick_fn - hand over the permits parked by deferred releases
+ * @work: psem_kick_work
+ *
+ * Runs where the queue lock may be taken (an irq_work without
+ * IRQ_WORK_HARD_IRQ: the irq_work interrupt, which lockdep counts as
+ * threadable, on !PREEMPT_RT; the irq_work thread on PREEMPT_RT), and may
+ * run on two CPUs at once: each empties the slots it takes, with a
+ * cmpxchg, and hands over the parked permits of the psem named there as a
+ * locked release does. An asynchronous callback whose grant comes from
+ * here runs here.
+ */
+static void psem_kick_fn(struct irq_work *work)
+{
+	unsigned int i;
+
+	for (i = 0; i < PSEM_KICK_SLOTS; i++) {
+		struct psem *sem = READ_ONCE(psem_kick_slots[i]);
+
+		if (!sem || sem == PSEM_KICK_RESERVED ||
+		    !try_cmpxchg_relaxed(&psem_kick_slots[i], &sem, NULL))
+			continue;
+		/*
+		 * The slot is free for another psem from here on; @sem's bit
+		 * stays set, and keeps psem_sync() waiting, until the
+		 * hand-off below takes the permits.
+		 */
+		psem_release_now(sem, 0, true, _THIS_IP_);
+	}
+}
+
+/* When psem.ko goes: no hand-off is running or queued. */
+void psem_kick_exit(void)
+{
+	irq_work_sync(&psem_kick_work);
+}
 
 int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
 {
@@ -376,7 +456,7 @@ long psem_fail_waiter(struct psem *sem, struct psem_waiter *w, int result,
 {
 	long assigned = w->n - w->needed;
 
-	lockdep_assert_held(&sem->wq.lock);
+	lockdep_assert_held(&sem->lock);
 	w->needed = 0;
 	psem_dequeue(sem, w, result, wake);
 	psem_stat(PSEM_STAT_CANCEL);
@@ -390,8 +470,8 @@ long psem_fail_waiter(struct psem *sem, struct psem_waiter *w, int result,
 static void psem_unlink(struct psem *sem, struct psem_waiter *w,
 			struct psem_wake *wake, unsigned long ip)
 {
-	lockdep_assert_held(&sem->wq.lock);
-	__remove_wait_queue(&sem->wq, &w->wq_entry);
+	lockdep_assert_held(&sem->lock);
+	psem_queue_del(sem, w);
 	atomic_set(&w->state, PSEM_W_IDLE);	/* under the lock */
 	psem_stat(PSEM_STAT_CANCEL);
 	/* At most the capacity: the balance was zero meanwhile. */
@@ -410,12 +490,12 @@ bool psem_cancel(struct psem *sem, struct psem_waiter *w)
 	DEFINE_PSEM_WAKE(wake);
 	bool linked;
 
-	spin_lock_irqsave(&sem->wq.lock, flags);
+	spin_lock_irqsave(&sem->lock, flags);
 	/* Under the lock: only psem_leave()'s cmpxchg changes it outside. */
 	linked = atomic_read(&w->state) == PSEM_W_LINKED;
 	if (linked)
 		psem_unlink(sem, w, &wake, _RET_IP_);
-	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	spin_unlock_irqrestore(&sem->lock, flags);
 	psem_wake_served(sem, &wake);
 	return linked;
 }
@@ -438,14 +518,14 @@ static bool psem_leave(struct psem *sem, struct psem_waiter *w)
 	if (atomic_cmpxchg_relaxed(&w->state, PSEM_W_LINKED,
 				   PSEM_W_LEAVING) != PSEM_W_LINKED)
 		return false;
-	spin_lock_irq(&sem->wq.lock);
+	spin_lock_irq(&sem->lock);
 	/* Under the lock: a server's xchg to SERVED came first, or never. */
 	left = atomic_read(&w->state) == PSEM_W_LEAVING;
 	if (left)
 		psem_unlink(sem, w, &wake, _RET_IP_);
 	else
 		sem->leaving--;	/* served on the way: counted there */
-	spin_unlock_irq(&sem->wq.lock);
+	spin_unlock_irq(&sem->lock);
 	if (left)
 		psem_wake_served(sem, &wake);
 	else
@@ -461,9 +541,9 @@ static bool psem_has_let_go(struct psem *sem)
 {
 	bool let_go;
 
-	spin_lock_irq(&sem->wq.lock);
+	spin_lock_irq(&sem->lock);
 	let_go = !sem->leaving && !sem->calls;
-	spin_unlock_irq(&sem->wq.lock);
+	spin_unlock_irq(&sem->lock);
 	return let_go;
 }
 
@@ -484,9 +564,9 @@ static void psem_wait_let_go(struct psem *sem)
  * psem_sync - wait until psem has let go of a psem
  * @sem: the semaphore
  *
- * Waits until no release that parked permits (from NMI or a hard-only IRQ)
- * is still queueing their hand-off, no deferred hand-off of @sem is queued
- * or running, no path is calling back its asynchronous waiters, and no
+ * Waits until no deferred hand-off (of the permits that releases from NMI
+ * or a hard-only IRQ parked) is queued or running, on any psem, no path is
+ * calling back @sem's asynchronous waiters, and no
  * task served on its way to cancel still has to take its queue lock. Then
  * every permit parked before it began is with a waiter or in the balance.
  * psem_quiesce() ends with it, and so do psem_pool_destroy(),
@@ -500,21 +580,22 @@ void psem_sync(struct psem *sem)
 	might_sleep();
 	/*
 	 * Full barrier: orders what told the caller that its last release
-	 * was made (a permit seen home, a lock taken) before the read of
-	 * &sem->parking, so that a release counted there before its
-	 * permits were handed over is seen; pairs with the RELEASE of the
-	 * parked permits in psem_park() through the hand-off.
+	 * was made (the release's return, a permit seen home, a lock taken)
+	 * before irq_work_sync()'s read of the work's state: a release that
+	 * parked has queued the work after naming @sem in a slot, or found
+	 * the bit set by one that did, and a hand-off that served the caller
+	 * runs until it has let go; pairs with the fully ordered claim in
+	 * irq_work_queue(), and through the hand-off with the RELEASE in
+	 * psem_park().
 	 */
 	smp_mb();
 	/*
-	 * ACQUIRE: pairs with the RELEASE of the count in psem_park(). A
-	 * release in flight is between two instructions in NMI, or with
-	 * preemption off: the wait is short and bounded.
+	 * The work that hands @sem's permits over is pending or running, or
+	 * has run: irq_work_sync() waits until it is neither, which a run
+	 * that the work queued meanwhile extends. The hand-off may serve
+	 * waiters and start callbacks: first.
 	 */
-	while (atomic_read_acquire(&sem->parking))
-		cpu_relax();
-	/* The hand-off may serve waiters and start callbacks: first. */
-	irq_work_sync(&sem->defer);
+	irq_work_sync(&psem_kick_work);
 	psem_wait_let_go(sem);
 }
 EXPORT_SYMBOL_PSEM(psem_sync);
@@ -575,15 +656,15 @@ static int psem_wait(struct psem *sem, struct psem_waiter *w,
 void psem_link(struct psem *sem, struct psem_waiter *w, long n,
 	       enum psem_wait_kind kind, struct task_struct *task)
 {
-	lockdep_assert_held(&sem->wq.lock);
-	init_waitqueue_entry(&w->wq_entry, task);
+	lockdep_assert_held(&sem->lock);
+	w->task = task;
 	w->n = n;
 	w->since = jiffies;
 	w->kind = kind;
 	w->result = 0;
 	atomic_set(&w->state, PSEM_W_LINKED);	/* under the lock */
 	w->done = false;
-	__add_wait_queue_entry_tail(&sem->wq, &w->wq_entry);
+	psem_queue_add(sem, w);
 	psem_stat(PSEM_STAT_SLEEP);
 	trace_psem_wait_begin(sem, n, w->needed);
 }
@@ -597,12 +678,12 @@ void psem_link(struct psem *sem, struct psem_waiter *w, long n,
  */
 int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
 		     enum psem_wait_kind kind, unsigned int state, long timeout)
-	__releases(&sem->wq.lock)
+	__releases(&sem->lock)
 {
 	int ret;
 
 	psem_link(sem, w, n, kind, current);
-	spin_unlock_irq(&sem->wq.lock);
+	spin_unlock_irq(&sem->lock);
 
 	ret = psem_wait(sem, w, state, timeout);
 	/* Records @sem's address only; it is not dereferenced. */
@@ -632,15 +713,15 @@ int __sched psem_acquire_slow(struct psem *sem, long n, unsigned int state,
 
 	/* Callers with a lock-free take call might_sleep() after it. */
 	might_sleep();
-	spin_lock_irq(&sem->wq.lock);
+	spin_lock_irq(&sem->lock);
 	ret = psem_refuse_wait(sem, n);
 	if (ret) {
-		spin_unlock_irq(&sem->wq.lock);
+		spin_unlock_irq(&sem->lock);
 		return ret;
 	}
 	w.needed = n - psem_take_or_mark(sem, n);
 	if (!w.needed) {
-		spin_unlock_irq(&sem->wq.lock);
+		spin_unlock_irq(&sem->lock);
 		return 0;
 	}
 	return psem_wait_queued(sem, &w, n, PSEM_WAIT_ACQUIRE, state, timeout);

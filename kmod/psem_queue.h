@@ -30,20 +30,37 @@ enum psem_waiter_state {
 };
 
 /**
+ * struct psem_calls - the callbacks of the one path calling back on a psem
+ * @list:    the asynchronous waiters whose callbacks are due, oldest first
+ * @calling: the one whose callback runs now, or NULL; read under the queue
+ *           lock by psem_cancel_async_sync(), which waits for it
+ *
+ * On the stack of that path, and pointed at by &psem.calls while it runs
+ * them: the psem itself holds one pointer for both.
+ */
+struct psem_calls {
+	struct list_head	list;
+	struct psem_async	*calling;
+};
+
+/**
  * struct psem_wake - what a locked path does once it drops the queue lock
  * @tasks: the task waiters it served, to wake
- * @calls: the asynchronous waiters whose callbacks are due, if this path
- *         runs them (it found no other path doing so: &psem.calls)
+ * @calls: the callbacks due, if this path runs them (it found no other
+ *         path doing so: &psem.calls)
  */
 struct psem_wake {
 	struct list_head	tasks;
-	struct list_head	calls;
+	struct psem_calls	calls;
 };
 
 #define DEFINE_PSEM_WAKE(name)							\
 	struct psem_wake name = {					\
 		.tasks = LIST_HEAD_INIT((name).tasks),			\
-		.calls = LIST_HEAD_INIT((name).calls),			\
+		.calls = {						\
+			.list = LIST_HEAD_INIT((name).calls.list),	\
+			.calling = NULL,				\
+		},							\
 	}
 
 /*
@@ -91,7 +108,8 @@ static __always_inline bool psem_lock_forbidden(void)
 static inline long psem_home(const struct psem *sem)
 {
 	/* Relaxed: a snapshot that orders nothing. */
-	return psem_available(sem) + atomic_long_read(&sem->parked);
+	return psem_available(sem) +
+	       atomic_long_read(&sem->parked) / PSEM_PARKED_ONE;
 }
 
 /* Under the queue lock. */
@@ -104,9 +122,10 @@ void psem_link(struct psem *sem, struct psem_waiter *w, long n,
 int psem_refuse_wait(struct psem *sem, long n);
 int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
 		     enum psem_wait_kind kind, unsigned int state,
-		     long timeout) __releases(&sem->wq.lock);
+		     long timeout) __releases(&sem->lock);
 
 /* Without it. */
+void psem_kick_exit(void);
 void psem_wake_served(struct psem *sem, struct psem_wake *wake);
 bool psem_cancel(struct psem *sem, struct psem_waiter *w);
 int __psem_release_locked(struct psem *sem, long n, unsigned long ip);

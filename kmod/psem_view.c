@@ -64,11 +64,11 @@ void psem_debugfs_show(struct seq_file *m, struct psem *sem)
 	unsigned int nr = 0;
 	long cur;
 
-	spin_lock_irq(&sem->wq.lock);
+	spin_lock_irq(&sem->lock);
 	/* Relaxed: a snapshot; the lock keeps the queue and debt still. */
 	cur = atomic_long_read(&sem->count);
 	seq_printf(m, "balance  %ld\n", psem_word_balance(cur));
-	if (sem->capped)
+	if (psem_capped(sem))
 		seq_printf(m, "capacity %ld\n", psem_capacity(sem));
 	else
 		seq_puts(m, "capacity none\n");
@@ -78,8 +78,8 @@ void psem_debugfs_show(struct seq_file *m, struct psem *sem)
 		   cur & PSEM_CONTENDED ? "contended" : "");
 	seq_puts(m, "waiters (oldest first):\n");
 	/* A linked waiter's task sleeps in psem_wait(): it is alive. */
-	list_for_each_entry(w, &sem->wq.head, wq_entry.entry) {
-		struct task_struct *t = w->wq_entry.private;
+	psem_for_each_waiter(w, sem) {
+		struct task_struct *t = w->task;
 
 		if (t)
 			seq_printf(m, "  pid %d comm %s", task_pid_nr(t), t->comm);
@@ -90,7 +90,7 @@ void psem_debugfs_show(struct seq_file *m, struct psem *sem)
 			   jiffies_to_msecs(now - w->since));
 		nr++;
 	}
-	spin_unlock_irq(&sem->wq.lock);
+	spin_unlock_irq(&sem->lock);
 	seq_printf(m, "total    %u\n", nr);
 }
 EXPORT_SYMBOL_PSEM_KNOBS(psem_debugfs_show);

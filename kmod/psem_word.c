@@ -41,7 +41,7 @@ long psem_take_or_mark(struct psem *sem, long n)
 	long cur = atomic_long_read(&sem->count);
 	long take, new;
 
-	lockdep_assert_held(&sem->wq.lock);
+	lockdep_assert_held(&sem->lock);
 	do {
 		if (cur & PSEM_WAITERS)
 			return 0;	/* I2: nothing to take, bit set */

@@ -28,9 +28,9 @@ static void psem_test_bit_zero_release(struct kunit *test)
 	int ret;
 
 	psem_test_stats_start();
-	spin_lock_irqsave(&sem->wq.lock, flags);
+	spin_lock_irqsave(&sem->lock, flags);
 	ret = psem_release(sem, 2);
-	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	spin_unlock_irqrestore(&sem->lock, flags);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, psem_test_word(sem), 2 * PSEM_ONE);
 	PSEM_TEST_EXPECT_RELEASE_STATS(test, 1, 0);
@@ -38,9 +38,9 @@ static void psem_test_bit_zero_release(struct kunit *test)
 	/* A holder of everything returns it with one exchange from zero. */
 	KUNIT_EXPECT_TRUE(test, psem_try_acquire(sem, 2));
 	KUNIT_EXPECT_EQ(test, psem_test_word(sem), 0L);
-	spin_lock_irqsave(&sem->wq.lock, flags);
+	spin_lock_irqsave(&sem->lock, flags);
 	ret = psem_release_all_held(sem, 2);
-	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	spin_unlock_irqrestore(&sem->lock, flags);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	PSEM_TEST_EXPECT_RELEASE_STATS(test, 2, 0);
 

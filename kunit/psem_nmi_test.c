@@ -436,6 +436,73 @@ static void psem_test_nmi_refused(struct kunit *test)
 	nmi_sender_report(test, &x->nmi);
 }
 
+/* ==== more psems than the hand-off table holds ==== */
+
+#define NMI_FULL_PSEMS	(PSEM_KICK_SLOTS + 1)
+
+/**
+ * struct nmi_full - one NMI's releases into more closed psems than the
+ * table of due hand-offs holds
+ * @nmi: the NMI, which releases one permit into each psem
+ * @sem: capacity 1, its permit out, closed: a release takes the locked
+ *       path, so from NMI it parks
+ * @ret: what each release returned
+ */
+struct nmi_full {
+	struct nmi_sender	nmi;
+	struct psem		sem[NMI_FULL_PSEMS];
+	int			ret[NMI_FULL_PSEMS];
+};
+
+static void nmi_full_fn(struct nmi_sender *p)
+{
+	struct nmi_full *x = container_of(p, struct nmi_full, nmi);
+	int i;
+
+	for (i = 0; i < NMI_FULL_PSEMS; i++)
+		x->ret[i] = psem_release(&x->sem[i], 1);
+}
+
+/*
+ * Inside one NMI the hand-off cannot run, so its table fills: the first
+ * PSEM_KICK_SLOTS releases park, each on a psem of its own, and the next
+ * is refused with -EBUSY, once, changing nothing. After psem_sync() every
+ * parked permit is home.
+ */
+static void psem_test_nmi_table_full(struct kunit *test)
+{
+	struct nmi_full *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	u64 refusals;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	for (i = 0; i < NMI_FULL_PSEMS; i++) {
+		KUNIT_ASSERT_EQ(test, psem_init_capacity(&x->sem[i], 1), 0);
+		KUNIT_ASSERT_TRUE(test, psem_try_acquire(&x->sem[i], 1));
+		KUNIT_ASSERT_EQ(test, psem_close(&x->sem[i]), 0);
+	}
+	nmi_sender_arm(test, &x->nmi, nmi_full_fn);
+	psem_set_quiet_warnings(true);
+	refusals = psem_warn_count();
+	KUNIT_ASSERT_TRUE_MSG(test, nmi_sender_send_other(&x->nmi), "NMI not served");
+	refusals = psem_warn_count() - refusals;
+	psem_set_quiet_warnings(false);
+	nmi_sender_disarm();
+
+	nmi_sender_expect_runs(test, &x->nmi, 1);
+	KUNIT_EXPECT_EQ(test, refusals, 1ULL);
+	for (i = 0; i < NMI_FULL_PSEMS; i++) {
+		bool parked = i < PSEM_KICK_SLOTS;
+
+		psem_sync(&x->sem[i]);
+		KUNIT_EXPECT_EQ_MSG(test, x->ret[i], parked ? 0 : -EBUSY,
+				    "release %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, psem_available(&x->sem[i]),
+				    parked ? 1L : 0L, "psem %d", i);
+	}
+	nmi_sender_report(test, &x->nmi);
+}
+
 /* ==== a storm ==== */
 
 #define NMI_STORM_THREADS	4
@@ -843,5 +910,5 @@ PSEM_TEST_HOOKED_SUITE("psem_nmi", "KUnit tests for psem calls from NMI",
 		       psem_test_nmi_wakes_sleeper, psem_test_nmi_partial_fifo,
 		       psem_test_nmi_grants_async, psem_test_nmi_lock_free,
 		       psem_test_nmi_close_quiesce_free, psem_test_nmi_refused,
-		       psem_test_nmi_storm, psem_test_nmi_rwlock,
-		       psem_test_nmi_mutex);
+		       psem_test_nmi_table_full, psem_test_nmi_storm,
+		       psem_test_nmi_rwlock, psem_test_nmi_mutex);

@@ -33,12 +33,12 @@ static void psem_test_release_lock_free(struct kunit *test)
 	 * balance psem_release() must not touch the lock. Neither may
 	 * psem_try_acquire() nor psem_drain(), which are lock-free always.
 	 */
-	spin_lock_irqsave(&sem->wq.lock, flags);
+	spin_lock_irqsave(&sem->lock, flags);
 	ret = psem_release(sem, 1);
 	took = psem_try_acquire(sem, 2);
 	drained = psem_drain(sem, 3);
 	avail = psem_available(sem);
-	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	spin_unlock_irqrestore(&sem->lock, flags);
 
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_TRUE(test, took);

@@ -424,13 +424,13 @@ struct psem_test_thread *psem_test_waiter(struct kunit *test,
  */
 unsigned int psem_test_nr_waiters(struct psem *sem)
 {
-	struct list_head *pos;
+	struct psem_waiter *w;
 	unsigned int nr = 0;
 
-	spin_lock_irq(&sem->wq.lock);
-	list_for_each(pos, &sem->wq.head)
+	spin_lock_irq(&sem->lock);
+	psem_for_each_waiter(w, sem)
 		nr++;
-	spin_unlock_irq(&sem->wq.lock);
+	spin_unlock_irq(&sem->lock);
 	return nr;
 }
 

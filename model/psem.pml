@@ -20,8 +20,8 @@
  *                       WAITERS, with ONE = 4 [PSEM_ONE], WAITERS = 1,
  *                       CONTENDED = 2. Every access compares/writes the
  *                       whole word, so the flags ride along as in C.
- *   lk                  the queue lock [wq.lock], a spinlock
- *   q[], qlen           the FIFO list of waiters [wq.head], oldest first
+ *   lk                  the queue lock [lock], a spinlock
+ *   q[], qlen           the FIFO list of waiters [first], oldest first
  *   debt       [debt]   permits psem_reduce() still has to remove
  *   want/needed         per waiter: count asked for, permits still missing
  *   done[]     [done]   set by the releaser after its unlock

@@ -93,7 +93,7 @@ park-no-irq-work:defer/nmi-on-lock-holder
 handoff-acquire-relaxed:sem/down-up-is-held
 handoff-release-relaxed:sem/down-up-is-held
 balance-overflow-unchecked:life/closed-release-overflow
-sync-skips-parking:defer/nmi-quiesce-free
+sync-skips-kick:defer/sync-parked-home
 available-counts-parked:defer/is-held-parked
 parked-sum-unfitted:defer/nmi-over-release,defer/nmi-release-pays-debt
 acquire-relaxed:sem/down-up-is-held
@@ -112,10 +112,10 @@ reopen-stays-closed:life/reopen-vs-acquire
 release-all-held-unchecked:life/release-all-held-capacity
 downgrade-releases-all:rwlock/downgrade-vs-lock
 mutex-unlock-lost:mutex/unlock-vs-lock
-mutex-destroy-no-sync:defer/mutex-unlock-nmi-free
-rwlock-destroy-no-sync:defer/rwlock-unlock-nmi-free
+mutex-destroy-no-sync:defer/mutex-cancel-nmi-free,defer/mutex-unlock-nmi-free
+rwlock-destroy-no-sync:defer/rwlock-cancel-nmi-free,defer/rwlock-unlock-nmi-free
 pool-put-lost:pool/destroy-hardirq-put
-pool-destroy-no-sync:defer/pool-destroy-nmi-put
+pool-destroy-no-sync:defer/pool-cancel-nmi-free,defer/pool-destroy-nmi-put
 fast-release-with-waiter:release/acquire-fifo,release/try-vs-waiter
 "
 

@@ -162,18 +162,17 @@ static void tt_free_leave(void)
  */
 static bool tt_free_settled(struct psem *sem, long *linked)
 {
-	struct wait_queue_entry *e;
+	struct psem_waiter *w;
 	long n = 0;
 	bool ok;
 
-	spin_lock_irq(&sem->wq.lock);
-	list_for_each_entry(e, &sem->wq.head, entry)
-		if (container_of(e, struct psem_waiter, wq_entry)->kind ==
-		    PSEM_WAIT_ACQUIRE)
+	spin_lock_irq(&sem->lock);
+	psem_for_each_waiter(w, sem)
+		if (w->kind == PSEM_WAIT_ACQUIRE)
 			n++;
 	/* ACQUIRE: pairs with tt_free_leave()'s RELEASE. */
 	ok = atomic_read_acquire(&tt_free_in_call) == n;
-	spin_unlock_irq(&sem->wq.lock);
+	spin_unlock_irq(&sem->lock);
 	*linked = n;
 	return ok;
 }

@@ -192,12 +192,12 @@ void tt_check_invariant(struct psem *sem, const char *what)
 	bool waiters;
 	long bal;
 
-	spin_lock_irqsave(&sem->wq.lock, flags);
+	spin_lock_irqsave(&sem->lock, flags);
 	/* Under the queue lock: the list cannot change, no barrier needed. */
-	waiters = waitqueue_active(&sem->wq);
+	waiters = !psem_queue_empty(sem);
 	debt = psem_debt(sem);
 	bal = psem_available(sem);
-	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	spin_unlock_irqrestore(&sem->lock, flags);
 	if ((waiters || debt) && bal)
 		tt_viol_err("%s: balance %ld while %s (queue lock held)\n",
 			    what, bal, waiters ? "a waiter is linked" : "debt is owed");
@@ -208,10 +208,10 @@ bool tt_has_waiters(struct psem *sem)
 	unsigned long flags;
 	bool waiters;
 
-	spin_lock_irqsave(&sem->wq.lock, flags);
+	spin_lock_irqsave(&sem->lock, flags);
 	/* Under the queue lock, as above. */
-	waiters = waitqueue_active(&sem->wq);
-	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	waiters = !psem_queue_empty(sem);
+	spin_unlock_irqrestore(&sem->lock, flags);
 	return waiters;
 }
 

@@ -292,14 +292,14 @@ static void tt_life_check_locked(void)
 	long word, bal, cap;
 	bool waiters;
 
-	spin_lock_irqsave(&tt_lsem.wq.lock, flags);
+	spin_lock_irqsave(&tt_lsem.lock, flags);
 	/* Under the queue lock: the list cannot change, no barrier needed. */
-	waiters = waitqueue_active(&tt_lsem.wq);
+	waiters = !psem_queue_empty(&tt_lsem);
 	debt = psem_debt(&tt_lsem);
 	word = atomic_long_read(&tt_lsem.count);
 	bal = psem_available(&tt_lsem);
 	cap = psem_capacity(&tt_lsem);
-	spin_unlock_irqrestore(&tt_lsem.wq.lock, flags);
+	spin_unlock_irqrestore(&tt_lsem.lock, flags);
 	if (bal > cap)
 		tt_viol_err("life: balance %ld above the capacity %ld (queue lock held)\n",
 			    bal, cap);

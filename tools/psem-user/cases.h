@@ -53,9 +53,9 @@ static inline bool linked(struct psem *sem)
 	unsigned long flags;
 	bool any;
 
-	spin_lock_irqsave(&sem->wq.lock, flags);
-	any = !list_empty(&sem->wq.head);
-	spin_unlock_irqrestore(&sem->wq.lock, flags);
+	spin_lock_irqsave(&sem->lock, flags);
+	any = !psem_queue_empty(sem);
+	spin_unlock_irqrestore(&sem->lock, flags);
 	return any;
 }
 

@@ -73,7 +73,7 @@ static void close_quiesce_free_one(enum cqf_kind kind)
 				      STOP_BOUND_MS);
 	} else {
 		/* W stops before it next takes the queue lock: its cancel. */
-		psem_user_preempt_arm(w.task, PSEM_USER_AT_LOCK, &c.sem->wq.lock,
+		psem_user_preempt_arm(w.task, PSEM_USER_AT_LOCK, &c.sem->lock,
 				      1, STOP_BOUND_MS);
 		if (kind == CQF_SIGNAL)
 			psem_user_signal(w.task, false);
@@ -128,7 +128,7 @@ static int cqa_given_back, cqa_release_ret;
 static void cqa_fn(struct psem_async *aw, int result)
 {
 	st(&cqa_release_ret, result ? result : psem_release(cqa_sem, 1));
-	psem_user_preempt_arm(current, PSEM_USER_AT_LOCK, &cqa_sem->wq.lock, 1,
+	psem_user_preempt_arm(current, PSEM_USER_AT_LOCK, &cqa_sem->lock, 1,
 			      STOP_BOUND_MS);
 	__atomic_store_n(&cqa_given_back, 1, __ATOMIC_RELEASE);
 }
@@ -330,7 +330,7 @@ void case_nmi_release_quiesce_free(void)
 		return;
 	if (!thr_start_asleep(&w, "W", nrq_waiter, NULL, nrq_sem))
 		return;
-	psem_user_preempt_arm(irq, PSEM_USER_AT_LOCK, &nrq_sem->wq.lock, 1,
+	psem_user_preempt_arm(irq, PSEM_USER_AT_LOCK, &nrq_sem->lock, 1,
 			      STOP_BOUND_MS);
 	old = psem_user_set_context(NMI_OFFSET);
 	ret = psem_release(nrq_sem, 1);

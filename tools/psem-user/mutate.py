@@ -43,7 +43,7 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
                             whatever the release brought
   failed-wait-succeeds      psem_wait(): a wait that close or resize failed
                             returns 0
-  callback-not-calling      psem_call_back(): &psem.calling is not set
+  callback-not-calling      psem_call_back(): &psem_calls.calling is not set
                             while a callback runs
   callbacks-nest            psem_dequeue(): every path that completes an
                             asynchronous waiter calls back itself, even
@@ -66,9 +66,8 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
                             releases nothing
   pool-put-lost             psem_pool_put(): the object goes back, its
                             permit does not
-  sync-skips-parking        psem_sync(): does not wait for a release still
-                            parking (between its permits and its
-                            irq_work_queue())
+  sync-skips-kick           psem_sync(): does not wait for the deferred
+                            hand-off (the irq_work is not synced)
   pool-destroy-no-sync      psem_pool_destroy(): no psem_sync()
   mutex-destroy-no-sync     psem_mutex_destroy(): no psem_sync()
   rwlock-destroy-no-sync    psem_rwlock_destroy(): no psem_sync()
@@ -165,20 +164,20 @@ MUTANTS = {
     "cancel-keeps-partial": ("psem_unlink",
                              "psem_add_locked(sem, w->n - w->needed, ",
                              "psem_add_locked(sem, 0, "),
-    "queue-lifo": ("psem_link", "__add_wait_queue_entry_tail(&sem->wq, ",
-                   "__add_wait_queue(&sem->wq, "),
+    "queue-lifo": ("psem_link", "psem_queue_add(sem, w);",
+                   "psem_queue_add(sem, w); sem->first = w;"),
     "handoff-overgrants": ("psem_hand_off", "if (w->needed > n) {",
                            "if (0) {"),
     "failed-wait-succeeds": ("psem_wait", "return w->result;", "return 0;",
                              2),
     "callback-not-calling": ("psem_call_back",
-                             "WRITE_ONCE(sem->calling, aw);",
-                             "WRITE_ONCE(sem->calling, NULL);"),
+                             "WRITE_ONCE(calls->calling, aw);",
+                             "WRITE_ONCE(calls->calling, NULL);"),
     "callbacks-nest": ("psem_dequeue", "if (!sem->calls)", "if (1)"),
     "settle-ignores-calls": ("psem_has_let_go", "!sem->leaving && !sem->calls",
                              "!sem->leaving"),
-    "park-no-irq-work": ("psem_park", "irq_work_queue(&sem->defer);",
-                         "(void)&sem->defer;"),
+    "park-no-irq-work": ("psem_park", "irq_work_queue(&psem_kick_work);",
+                         "(void)&psem_kick_work;"),
     "quiesce-no-sync": ("psem_quiesce_common", "psem_sync(sem);",
                         "(void)sem;"),
     "resize-keeps-big-waiters": ("psem_retarget",
@@ -204,9 +203,8 @@ MUTANTS = {
                           "(void)lock;"),
     "pool-put-lost": ("psem_pool_put", "return psem_release(&pool->sem, 1);",
                       "return 0;"),
-    "sync-skips-parking": ("psem_sync",
-                           "while (atomic_read_acquire(&sem->parking))",
-                           "while (0)"),
+    "sync-skips-kick": ("psem_sync", "irq_work_sync(&psem_kick_work);",
+                        "(void)0;"),
     "pool-destroy-no-sync": ("psem_pool_destroy", "psem_sync(&pool->sem);",
                              "(void)pool;"),
     "mutex-destroy-no-sync": ("psem_mutex_destroy", "psem_sync(&lock->sem);",
@@ -222,8 +220,8 @@ MUTANTS = {
                                     "return state == PSEM_W_IDLE ? PSEM_ASYNC_IDLE : PSEM_ASYNC_QUEUED;",
                                     "return PSEM_ASYNC_IDLE;"),
     "cancel-sync-ignores-calling": ("psem_async_stand_locked",
-                                    "if (state == PSEM_W_SERVED || smp_load_acquire(&sem->calling) == aw)",
-                                    "if (state == PSEM_W_SERVED)"),
+                                    "if (calls && smp_load_acquire(&calls->calling) == aw)",
+                                    "if (0)"),
     "work-cancel-single-round": ("psem_cancel_async_work_sync",
                                  "} while (!psem_async_work_idle(sem, aww, &queued));",
                                  "} while (0);"),

@@ -557,12 +557,12 @@ long life_out(void)
 	long assigned = 0, cur;
 	unsigned long debt;
 
-	spin_lock(&life_sem.wq.lock);
-	list_for_each_entry(w, &life_sem.wq.head, wq_entry.entry)
+	spin_lock(&life_sem.lock);
+	psem_for_each_waiter(w, &life_sem)
 		assigned += w->n - w->needed;
 	debt = life_sem.debt;
 	cur = atomic_long_read(&life_sem.count);
-	spin_unlock(&life_sem.wq.lock);
+	spin_unlock(&life_sem.lock);
 	return psem_capacity(&life_sem) + debt - ((cur & LONG_MAX) >> PSEM_SHIFT) -
 	       assigned;
 }
@@ -588,11 +588,11 @@ void check_life(unsigned int ep, const struct totals *s)
 		die("epoch %u: life_sem quiesce(%d ms) returned %d with every worker parked: permits lost (available %ld of %d, debt %lu)\n",
 		    ep, LIFE_STOP_MS, ret, psem_available(&life_sem), LIFE_CAP,
 		    psem_debt(&life_sem));
-	spin_lock(&life_sem.wq.lock);
-	linked = !list_empty(&life_sem.wq.head);
+	spin_lock(&life_sem.lock);
+	linked = !psem_queue_empty(&life_sem);
 	debt = life_sem.debt;
 	cur = atomic_long_read(&life_sem.count);
-	spin_unlock(&life_sem.wq.lock);
+	spin_unlock(&life_sem.lock);
 	avail = psem_available(&life_sem);
 	if (avail != LIFE_CAP || debt || (cur & PSEM_FLAGS) || cur < 0 ||
 	    linked || psem_capacity(&life_sem) != LIFE_CAP ||

@@ -120,6 +120,103 @@ static void rd_check(void)
 XS_SCENARIO(resize_debt_nmi, "defer/nmi-release-pays-debt", rd_setup, rd_check,
 	    "an NMI release of more than the new capacity pays a resize's debt");
 
+/* ---- psem_sync() after a release from NMI: its permit is home -------- */
+
+static void sh_nmi(void *arg)
+{
+	ret[0] = psem_release(sem, 1);	/* closed: takes the locked path */
+}
+
+static void sh_owner(void *arg)
+{
+	ex_wait_until((bool (*)(void *))ex_thread_done, (void *)2L);
+	psem_sync(sem);
+	ex_assert(psem_available(sem) == 1, "synced with %ld home",
+		  psem_available(sem));
+}
+
+static void sh_setup(void)
+{
+	sem = xs_psem_cap(1, 1);
+	if (psem_close(sem))
+		ex_fail("setup");
+	ex_spawn_ctx("nmi", sh_nmi, NULL, NMI_OFFSET);
+	ex_spawn("owner", sh_owner, NULL);
+}
+
+static void sh_check(void)
+{
+	ex_assert(!ret[0], "NMI release %d", ret[0]);
+	kfree(sem);
+}
+
+XS_SCENARIO(sync_parked_home, "defer/sync-parked-home", sh_setup, sh_check,
+	    "psem_sync() after an NMI release returned: the parked permit is in the balance");
+
+/* ---- NMI releases on two psems: one hand-off, both freed ------------ */
+
+static struct psem *sem2;
+
+static void kt_waiter(void *arg)
+{
+	long i = (long)arg;
+	struct psem *s = i ? sem2 : sem;
+
+	ret[i] = psem_acquire(s, 1);
+	if (!ret[i])
+		psem_release(s, 1);
+}
+
+static bool kt_both_linked(void *unused)
+{
+	return xs_linked(sem, ex_task(2)) && xs_linked(sem2, ex_task(3));
+}
+
+static void kt_nmi(void *arg)
+{
+	ex_wait_until(kt_both_linked, NULL);
+	/* Each waiter needs the queue lock: both park, on one irq_work. */
+	ret[2] = psem_release(sem, 1);
+	ret[3] = psem_release(sem2, 1);
+}
+
+static bool kt_waiters_done(void *unused)
+{
+	return ex_thread_done(2) && ex_thread_done(3);
+}
+
+static void kt_owner(void *arg)
+{
+	/*
+	 * After both waiters gave back the NMI's permits: each psem is home,
+	 * and only psem_sync() can tell that its hand-off has let go.
+	 */
+	ex_wait_until(kt_waiters_done, NULL);
+	xs_quiesce_free(&sem, 1);
+	xs_quiesce_free(&sem2, 1);
+}
+
+static void kt_setup(void)
+{
+	sem = xs_psem_cap(1, 1);
+	sem2 = xs_psem_cap(1, 1);
+	ex_spawn("waiter1", kt_waiter, (void *)0L);
+	ex_spawn("waiter2", kt_waiter, (void *)1L);
+	ex_spawn_ctx("nmi", kt_nmi, NULL, NMI_OFFSET);
+	ex_spawn("owner", kt_owner, NULL);
+}
+
+static void kt_check(void)
+{
+	ex_assert(!ret[0] && !ret[1] && !ret[2] && !ret[3],
+		  "waiters %d %d, NMI releases %d %d", ret[0], ret[1], ret[2],
+		  ret[3]);
+}
+
+XS_SCENARIO(kick_two_free, "defer/kick-two-psems-free", kt_setup, kt_check,
+	    "NMI releases park on two psems, one hand-off serves both; each is quiesced and freed",
+	    .bound = 1);
+
 /* ---- psem_is_held() and psem_available() with a parked permit ------- */
 
 #ifdef XS_HAVE_SEM_H
@@ -248,6 +345,152 @@ static void rw_setup(void)
 
 XS_SCENARIO(rwlock_free, "defer/rwlock-unlock-nmi-free", rw_setup, NULL,
 	    "a rwlock write-unlocked from NMI to a reader, which unlocks, destroys and frees it");
+
+/*
+ * ---- every primitive's teardown after a hand-off to the balance ------
+ *
+ * A waiter queues behind the holder; the holder's unlock (or put), from
+ * NMI, parks its permit; the signal the NMI sends first may end the wait
+ * before the hand-off runs, and then the
+ * hand-off finds nobody to serve and adds the permit to the balance,
+ * where the owner takes it lock-free, gives it back, destroys and frees:
+ * the hand-off may not have dropped the queue lock yet, and only the
+ * destroy's psem_sync() waits for it.
+ */
+enum cn_kind { CN_MUTEX, CN_RWLOCK, CN_POOL };
+static enum cn_kind cn_kind;
+static struct psem_pool *cn_pool;
+static int cn_obj;
+
+static struct psem *cn_sem(void)
+{
+	switch (cn_kind) {
+	case CN_MUTEX:
+		return &mtx->sem;
+	case CN_RWLOCK:
+		return &rwl->sem;
+	default:
+		return &cn_pool->sem;
+	}
+}
+
+/* Takes the primitive and gives it back at once; returns the result. */
+static int cn_cycle(bool try)
+{
+	void *o;
+	int r;
+
+	switch (cn_kind) {
+	case CN_MUTEX:
+		r = try ? !psem_mutex_trylock(mtx) : psem_mutex_lock_interruptible(mtx);
+		if (!r)
+			psem_mutex_unlock(mtx);
+		return r;
+	case CN_RWLOCK:
+		r = try ? !psem_write_trylock(rwl) : psem_write_lock_interruptible(rwl);
+		if (!r)
+			psem_write_unlock(rwl);
+		return r;
+	default:
+		if (try) {
+			o = psem_pool_try_get(cn_pool);
+			r = !o;
+		} else {
+			r = psem_pool_get_interruptible(cn_pool, &o);
+		}
+		if (!r)
+			ret[3] = psem_pool_put(cn_pool, o);
+		return r;
+	}
+}
+
+static void cn_waiter(void *arg)
+{
+	ret[0] = cn_cycle(false);
+}
+
+/* The waiter is linked, or gone (and then the primitive may be too). */
+static bool cn_linked(void *arg)
+{
+	return ex_thread_done(2) || xs_linked(cn_sem(), ex_task(2));
+}
+
+static void cn_nmi(void *arg)
+{
+	ex_wait_until(cn_linked, NULL);
+	/* Ends the wait, unless the hand-off serves it first. */
+	psem_user_signal(ex_task(2), false);
+	if (cn_kind == CN_MUTEX)
+		psem_mutex_unlock(mtx);	/* non-owner: set up held */
+	else if (cn_kind == CN_RWLOCK)
+		psem_write_unlock(rwl);
+	else
+		ret[1] = psem_pool_put(cn_pool, &cn_obj);
+}
+
+static bool cn_taken(void *arg)
+{
+	return ex_thread_done(2) && ex_thread_done(3) && !cn_cycle(true);
+}
+
+static void cn_owner(void *arg)
+{
+	ex_wait_until(cn_taken, NULL);
+	if (cn_kind == CN_MUTEX) {
+		xs_mutex_free(&mtx);
+	} else if (cn_kind == CN_RWLOCK) {
+		xs_rwlock_free(&rwl);
+	} else {
+		psem_pool_destroy(cn_pool);
+		kfree(cn_pool);
+		cn_pool = NULL;
+	}
+}
+
+static void cn_setup(void)
+{
+	void *objs[1] = { &cn_obj };
+
+	if (cn_kind == CN_MUTEX) {
+		mtx = kzalloc(sizeof(*mtx), GFP_KERNEL);
+		psem_mutex_init(mtx);
+		if (!psem_try_acquire(&mtx->sem, 1))
+			ex_fail("setup");
+	} else if (cn_kind == CN_RWLOCK) {
+		rwl = kzalloc(sizeof(*rwl), GFP_KERNEL);
+		psem_rwlock_init(rwl);
+		if (!psem_write_trylock(rwl))
+			ex_fail("setup");
+	} else {
+		cn_pool = kzalloc(sizeof(*cn_pool), GFP_KERNEL);
+		if (!cn_pool || psem_pool_init(cn_pool, objs, 1, GFP_KERNEL) ||
+		    psem_pool_try_get(cn_pool) != &cn_obj)
+			ex_fail("setup");
+	}
+	ex_spawn("waiter", cn_waiter, NULL);
+	ex_spawn_ctx("nmi", cn_nmi, NULL, NMI_OFFSET);
+	ex_spawn("owner", cn_owner, NULL);
+}
+
+static void cn_check(void)
+{
+	/* Served, or ended by the signal; every put went in. */
+	ex_assert((!ret[0] || ret[0] == -EINTR) && !ret[1] && !ret[3],
+		  "waiter %d, puts %d %d", ret[0], ret[1], ret[3]);
+}
+
+XS_VARIANT(cn_mutex, cn_kind, CN_MUTEX, cn_setup, cn_check,
+	   "defer/mutex-cancel-nmi-free",
+	   "a mutex unlocked from NMI while its waiter leaves; the owner takes it, destroys and frees it",
+	   .bound = 1);
+XS_VARIANT(cn_rwlock, cn_kind, CN_RWLOCK, cn_setup, cn_check,
+	   "defer/rwlock-cancel-nmi-free",
+	   "a rwlock write-unlocked from NMI while its waiter leaves; the owner takes it, destroys and frees it",
+	   .bound = 1);
+XS_VARIANT(cn_pool_v, cn_kind, CN_POOL, cn_setup, cn_check,
+	   "defer/pool-cancel-nmi-free",
+	   "a pool put from NMI while its getter leaves; the owner takes the object, destroys and frees the pool",
+	   .bound = 1);
 
 /*
  * ---- what NMI refuses, against a waiter its release serves ----------

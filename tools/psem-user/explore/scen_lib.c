@@ -93,32 +93,45 @@ struct psem *xs_psem_cap(long capacity, long out)
 	return sem;
 }
 
+/*
+ * The queue walks: a first-waiter list since the footprint work (issue
+ * 24), a wait_queue_head_t before it, which --old builds still meet.
+ */
+#ifdef psem_for_each_waiter
+#define xs_for_each_waiter(w, sem)	psem_for_each_waiter(w, sem)
+#define xs_waiter_task(w)		((w)->task)
+#else
+#define xs_for_each_waiter(w, sem)	\
+	list_for_each_entry(w, &(sem)->wq.head, wq_entry.entry)
+#define xs_waiter_task(w)		((w)->wq_entry.private)
+#endif
+
 bool xs_linked(struct psem *sem, struct task_struct *t)
 {
-	struct wait_queue_entry *e;
+	struct psem_waiter *w;
 
-	list_for_each_entry(e, &sem->wq.head, entry)
-		if (e->private == t)
+	xs_for_each_waiter(w, sem)
+		if (xs_waiter_task(w) == t)
 			return true;
 	return false;
 }
 
 bool xs_async_linked(struct psem *sem, struct psem_async *aw)
 {
-	struct wait_queue_entry *e;
+	struct psem_waiter *w;
 
-	list_for_each_entry(e, &sem->wq.head, entry)
-		if (e == &aw->w.wq_entry)
+	xs_for_each_waiter(w, sem)
+		if (w == &aw->w)
 			return true;
 	return false;
 }
 
 long xs_nr_waiters(struct psem *sem)
 {
-	struct wait_queue_entry *e;
+	struct psem_waiter *w;
 	long n = 0;
 
-	list_for_each_entry(e, &sem->wq.head, entry)
+	xs_for_each_waiter(w, sem)
 		n++;
 	return n;
 }

@@ -42,6 +42,7 @@ struct lockdep_map {
 #define lock_map_acquire(l)			do { (void)(l); } while (0)
 #define lock_map_release(l)			do { (void)(l); } while (0)
 #define lockdep_set_class(l, k)			do { (void)(l); } while (0)
+#define lockdep_set_class_and_name(l, k, n)	do { (void)(l); } while (0)
 #define lockdep_assert_irqs_disabled()		do { } while (0)
 #define lockdep_assert_irqs_enabled()		do { } while (0)
 #define lockdep_assert_not_held(l)		do { (void)(l); } while (0)
