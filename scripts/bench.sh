@@ -31,7 +31,12 @@
 #   1. TCG with -icount shift=0,sleep=off -smp 1, single-thread rows and
 #      the latency table only: the guest clock advances one nanosecond per
 #      instruction, so the ns per iteration it reports are instructions per
-#      iteration, the same on every boot (insns_per_iter in the CSV).
+#      iteration, the same on every boot (insns_per_iter in the CSV). The
+#      payload first sleeps PSEM_BENCH_ICOUNT_SETTLE seconds (guest time,
+#      which sleep=off skips through when idle): on 6.12 and 7.3 something
+#      in the guest runs for about two seconds after /init, and a
+#      measurement it overlaps counts its instructions too (cpu_pct 35-75;
+#      "8 reads + 1 write" 553 or 744 instead of 353 and 346).
 #   2. MTTCG (or KVM with PSEM_BENCH_KVM=1) with -smp equal to the host's
 #      CPUs: the single-thread rows, the contention cells and the latency
 #      table in wall-clock ns (median_ns, min_ns, max_ns, cpu_pct,
@@ -59,6 +64,8 @@
 #   PSEM_BENCH_ICOUNT_ONLY=1 boot 1 only: the instruction counts in about a
 #                            minute, for iterating on the fast paths (files
 #                            named <date>-<kernel>-icount.*)
+#   PSEM_BENCH_ICOUNT_SETTLE seconds boot 1 sleeps before loading psem
+#                            (default 5; 0: none, as before)
 #   PSEM_BENCH_STATS=1       a third boot with psem's event counters on,
 #                            printing fast/locked releases and lost races
 #                            per contention cell (costs time, perturbs)
@@ -119,6 +126,10 @@ single_iters=${PSEM_BENCH_SINGLE_ITERS:-$single_iters}
 icount_rounds=${PSEM_BENCH_ICOUNT_ROUNDS:-$icount_rounds}
 icount_iters=${PSEM_BENCH_ICOUNT_ITERS:-$icount_iters}
 grants=${PSEM_BENCH_GRANTS:-$grants}
+icount_settle=${PSEM_BENCH_ICOUNT_SETTLE:-5}
+case $icount_settle in
+'' | *[!0-9]*) echo "bench: PSEM_BENCH_ICOUNT_SETTLE must be whole seconds" >&2; exit 2 ;;
+esac
 [ "$icount_only" = 0 ] || tag=$tag-icount
 cells=${PSEM_BENCH_CELLS:-all}
 out=${PSEM_BENCH_OUT:-$top/bench/results}
@@ -137,11 +148,11 @@ stage_done ok
 
 # One boot per clock: the payload loads psem, runs the benchmark (it runs
 # while psem_bench.ko loads) and unloads both. Console log: $logdir/bench-NAME.log.
-boot() {	# NAME SMP QEMU_ARGS TIMEOUT KVM PARAMS...
-	local name=$1 bsmp=$2 qargs=$3 tmo=$4 kvm=$5 log=$logdir/bench-$1.log
-	shift 5
+boot() {	# NAME SMP QEMU_ARGS TIMEOUT KVM SETTLE PARAMS...
+	local name=$1 bsmp=$2 qargs=$3 tmo=$4 kvm=$5 settle=$6 log=$logdir/bench-$1.log
+	shift 6
 	stage "bench: boot '$name': -smp $bsmp ${qargs:-${kvm:-MTTCG}}${kvm:+KVM}: $*"
-	printf '%s\n' "insmod kmod/psem.ko || exit 1" \
+	printf '%s\n' "sleep $settle" "insmod kmod/psem.ko || exit 1" \
 		"insmod bench/psem_bench.ko $* || exit 1" \
 		"rmmod psem_bench && rmmod psem" >"$work/bench-$name.sh"
 	"$top/scripts/mkinitramfs.sh" -C "$work" "$work/bench-$name.cpio" \
@@ -165,7 +176,7 @@ rc=0
 args=()
 # The instruction counts need QEMU's -icount, which needs single-threaded
 # TCG; without them the tables still come out, with insns_per_iter empty.
-if boot icount 1 "-icount shift=0,sleep=off" "$icount_timeout" "" \
+if boot icount 1 "-icount shift=0,sleep=off" "$icount_timeout" "" "$icount_settle" \
 	table=single,latency "cells=$cells" variants=all \
 	"single_iters=$icount_iters" "rounds=$icount_rounds" "grants=$grants"; then
 	cp "$work/bench-icount.txt" "$stem.icount.txt"
@@ -184,13 +195,13 @@ if [ "$icount_only" = 1 ]; then
 	echo "bench: wrote $stem.* in $((SECONDS - start))s" >&2
 	exit 0
 fi
-boot wall "$smp" "" "$wall_timeout" "$kvm" \
+boot wall "$smp" "" "$wall_timeout" "$kvm" 0 \
 	table=all "cells=$cells" variants=all "threads=$threads" gaps=none,short,long \
 	"iters=$iters" "single_iters=$single_iters" "rounds=$rounds" "grants=$grants"
 cp "$work/bench-wall.txt" "$stem.wall.txt"
 args+=(--wall "$stem.wall.txt")
 if [ "${PSEM_BENCH_STATS:-0}" = 1 ]; then
-	boot stats "$smp" "" "$wall_timeout" "$kvm" \
+	boot stats "$smp" "" "$wall_timeout" "$kvm" 0 \
 		table=contention "cells=$cells" variants=locked,positive-balance,positive-balance+flag,psem \
 		"threads=$threads" gaps=none,short,long \
 		"iters=$iters" rounds=3 stats=1
