@@ -24,7 +24,9 @@
 #      around the workload each time.
 # Reports medians with min and max, the psem/stock ratios, and psem's stats
 # (lock-free releases, locked releases, sleeps) for the runs, in
-# bench/results/<date>-xfs-<kernel>.{md,csv}.
+# bench/results/<date>-xfs-<kernel>.{md,csv} (<date>-xfs-<kernel>-<side>
+# where PSEM_BENCH_XFS_STOCK picks the side that is not the kernel's
+# default).
 #
 # Environment: PSEM_BENCH_XFS_KERNEL (a stock kernel as stock-kernel.sh
 # names it, e.g. 6.12 or 7.3; default 6.12), PSEM_BENCH_XFS_STOCK (own or
@@ -42,9 +44,10 @@ work=$cache/work/bench-xfs
 mkdir -p "$work" "$top/bench/results"
 
 stock_kernel "$kernel"
-case ${PSEM_BENCH_XFS_STOCK:-} in
-own | built) stock_side=$PSEM_BENCH_XFS_STOCK ;;
-'') case $stock_ver in 7.3.*) stock_side=own ;; *) stock_side=built ;; esac ;;
+case $stock_ver in 7.3.*) default_side=own ;; *) default_side=built ;; esac
+stock_side=${PSEM_BENCH_XFS_STOCK:-$default_side}
+case $stock_side in
+own | built) ;;
 *) echo "bench-xfs: PSEM_BENCH_XFS_STOCK is own or built" >&2; exit 2 ;;
 esac
 
@@ -93,6 +96,7 @@ for n in $(seq 1 "$rounds"); do
 done
 
 stem=$top/bench/results/$(date -u +%F)-xfs-$kver
+[ "$stock_side" = "$default_side" ] || stem+=-$stock_side
 cp "$raw" "$stem.csv"
 # xfs_ko_info V: one table row on the V side's xfs.ko: where it came from,
 # vermagic, compiler (.comment), size(1)'s text, data and bss, and .text.
