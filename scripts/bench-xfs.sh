@@ -16,9 +16,12 @@
 # differences are part of the ratio). Default: own on 7.3, built on the
 # others. The results name the stock side and compare the two xfs.ko
 # (vermagic, compiler, text size). Two measurements:
-#   1. instruction counts: one boot of each under -icount shift=0,sleep=off
-#      -smp 1, where the guest's ktime advances one ns per instruction: the
-#      ktime delta around the workload is its instruction count;
+#   1. instruction counts: PSEM_BENCH_XFS_ICOUNT boots of each (default
+#      1), interleaved, under -icount shift=0,sleep=off -smp 1, where the
+#      guest's ktime advances one ns per instruction: the ktime delta
+#      around the workload is its instruction count (not quite the same
+#      from boot to boot: the stressors' processes and the buffer lock's
+#      sleeps vary; 0.1% seen on 7.3.4);
 #   2. wall clock: PSEM_BENCH_XFS_ROUNDS boots of each under MTTCG -smp 2,
 #      interleaved (stock, psem, stock, psem, ...), the guest's ktime delta
 #      around the workload each time.
@@ -30,7 +33,8 @@
 #
 # Environment: PSEM_BENCH_XFS_KERNEL (a stock kernel as stock-kernel.sh
 # names it, e.g. 6.12 or 7.3; default 6.12), PSEM_BENCH_XFS_STOCK (own or
-# built, see above), PSEM_BENCH_XFS_ROUNDS (default 5),
+# built, see above), PSEM_BENCH_XFS_ICOUNT (default 1),
+# PSEM_BENCH_XFS_ROUNDS (default 5),
 # PSEM_BENCH_XFS_OPS (bogo operations per stressor, default 2000),
 # PSEM_XFS_FIO=1 to add fio to the workload.
 set -euo pipefail
@@ -39,6 +43,7 @@ set -euo pipefail
 
 kernel=${PSEM_BENCH_XFS_KERNEL:-6.12}
 rounds=${PSEM_BENCH_XFS_ROUNDS:-5}
+icount=${PSEM_BENCH_XFS_ICOUNT:-1}
 export PSEM_XFS_OPS=${PSEM_BENCH_XFS_OPS:-2000} PSEM_XFS_ROUNDS=1
 work=$cache/work/bench-xfs
 mkdir -p "$work" "$top/bench/results"
@@ -90,7 +95,9 @@ boot() {
 	echo "bench-xfs: $mode $v boot $n: ${ns} ns, $ops ops" >&2
 }
 
-for v in stock psem; do boot "$v" icount 1; done
+for n in $(seq 1 "$icount"); do
+	for v in stock psem; do boot "$v" icount "$n"; done
+done
 for n in $(seq 1 "$rounds"); do
 	for v in stock psem; do boot "$v" wall "$n"; done
 done
@@ -120,10 +127,10 @@ xfs_ko_info() {
 	xfs_ko_info psem
 } >"$work/ko.md"
 
-python3 - "$raw" "$kver" "$PSEM_XFS_OPS" "$rounds" "$stock_side" "$work/ko.md" >"$stem.md" <<'PY'
+python3 - "$raw" "$kver" "$PSEM_XFS_OPS" "$rounds" "$stock_side" "$work/ko.md" "$icount" >"$stem.md" <<'PY'
 import csv, statistics, sys
 
-raw, kver, ops, rounds, side, komd = sys.argv[1:]
+raw, kver, ops, rounds, side, komd, icount = sys.argv[1:]
 rows = list(csv.DictReader(open(raw)))
 
 def vals(mode, v, key="ktime_ns"):
@@ -131,7 +138,7 @@ def vals(mode, v, key="ktime_ns"):
 
 print(f"# XFS's buffer lock: struct semaphore (stock) vs psem, {kver}\n")
 print(f"stress-ng dir, dentry, rename, chmod: {ops} bogo ops each per boot; "
-      f"{rounds} interleaved wall-clock rounds.\n")
+      f"{icount} instruction-count and {rounds} wall-clock boots of each, interleaved.\n")
 if side == "own":
     print("stock: the kernel's own xfs.ko, as Debian built it; psem: "
           "examples/xfs on the same release's source, built here by "
