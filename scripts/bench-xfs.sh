@@ -21,7 +21,7 @@
 #      guest's ktime advances one ns per instruction: the ktime delta
 #      around the workload is its instruction count (not quite the same
 #      from boot to boot: the stressors' processes and the buffer lock's
-#      sleeps vary; 0.1% seen on 7.3.4);
+#      sleeps vary; 0.6-0.7% seen over 3 boots on 6.12 and 7.3.4);
 #   2. wall clock: PSEM_BENCH_XFS_ROUNDS boots of each under MTTCG -smp 2,
 #      interleaved (stock, psem, stock, psem, ...), the guest's ktime delta
 #      around the workload each time.
