@@ -7,20 +7,34 @@
 #
 #   make bench-xfs    or    scripts/bench-xfs.sh
 #
-# Both xfs.ko are built by scripts/xfs-build.sh from the same source with
-# the same compiler against the same stock kernel. Two measurements:
-#   1. instruction counts: one boot of each under -icount shift=0,sleep=off
-#      -smp 1, where the guest's ktime advances one ns per instruction: the
-#      ktime delta around the workload is its instruction count;
+# The psem xfs.ko is built by scripts/xfs-build.sh against the stock
+# kernel's headers (7.3: the tree build-kernel.sh --stock prepares). The
+# stock side (PSEM_BENCH_XFS_STOCK) is either "built", the same source
+# unpatched, built the same way (same compiler), or "own", the kernel's own
+# xfs.ko as Debian ships it (7.3: from linux-modules-<ver>, which
+# scripts/fetch-7x.sh unpacks; built by Debian's compiler, so the build
+# differences are part of the ratio). Default: own on 7.3, built on the
+# others. The results name the stock side and compare the two xfs.ko
+# (vermagic, compiler, text size). Two measurements:
+#   1. instruction counts: PSEM_BENCH_XFS_ICOUNT boots of each (default
+#      1), interleaved, under -icount shift=0,sleep=off -smp 1, where the
+#      guest's ktime advances one ns per instruction: the ktime delta
+#      around the workload is its instruction count (not quite the same
+#      from boot to boot: the stressors' processes and the buffer lock's
+#      sleeps vary; 0.6-0.7% seen over 3 boots on 6.12 and 7.3.4);
 #   2. wall clock: PSEM_BENCH_XFS_ROUNDS boots of each under MTTCG -smp 2,
 #      interleaved (stock, psem, stock, psem, ...), the guest's ktime delta
 #      around the workload each time.
 # Reports medians with min and max, the psem/stock ratios, and psem's stats
 # (lock-free releases, locked releases, sleeps) for the runs, in
-# bench/results/<date>-xfs-<kernel>.{md,csv}.
+# bench/results/<date>-xfs-<kernel>.{md,csv} (<date>-xfs-<kernel>-<side>
+# where PSEM_BENCH_XFS_STOCK picks the side that is not the kernel's
+# default).
 #
 # Environment: PSEM_BENCH_XFS_KERNEL (a stock kernel as stock-kernel.sh
-# names it, e.g. 6.12 or 7.3; default 6.12), PSEM_BENCH_XFS_ROUNDS (default 5),
+# names it, e.g. 6.12 or 7.3; default 6.12), PSEM_BENCH_XFS_STOCK (own or
+# built, see above), PSEM_BENCH_XFS_ICOUNT (default 1),
+# PSEM_BENCH_XFS_ROUNDS (default 5),
 # PSEM_BENCH_XFS_OPS (bogo operations per stressor, default 2000),
 # PSEM_XFS_FIO=1 to add fio to the workload.
 set -euo pipefail
@@ -29,14 +43,32 @@ set -euo pipefail
 
 kernel=${PSEM_BENCH_XFS_KERNEL:-6.12}
 rounds=${PSEM_BENCH_XFS_ROUNDS:-5}
+icount=${PSEM_BENCH_XFS_ICOUNT:-1}
 export PSEM_XFS_OPS=${PSEM_BENCH_XFS_OPS:-2000} PSEM_XFS_ROUNDS=1
 work=$cache/work/bench-xfs
 mkdir -p "$work" "$top/bench/results"
 
+stock_kernel "$kernel"
+case $stock_ver in 7.3.*) default_side=own ;; *) default_side=built ;; esac
+stock_side=${PSEM_BENCH_XFS_STOCK:-$default_side}
+case $stock_side in
+own | built) ;;
+*) echo "bench-xfs: PSEM_BENCH_XFS_STOCK is own or built" >&2; exit 2 ;;
+esac
+
+# The two xfs.ko, decompressed, are kept beside the images for xfs_ko_info.
 for v in stock psem; do
-	img=$("$top/scripts/check-xfs.sh" --image "$v" "$kernel" "$work/$v.cpio") ||
+	iv=$v
+	[ "$v:$stock_side" != stock:own ] || iv=own
+	img=$("$top/scripts/check-xfs.sh" --image "$iv" "$kernel" "$work/$v.cpio") ||
 		{ echo "bench-xfs: building the $v image failed" >&2; exit 1; }
 	image=$(sed -n 's/^KERNEL=//p' <<<"$img")
+	ko=$(sed -n 's/^XFS_KO=//p' <<<"$img")
+	case $ko in
+	*.xz) xz -dc "$ko" >"$work/$v.xfs.ko" ;;
+	*) cp "$ko" "$work/$v.xfs.ko" ;;
+	esac
+	echo "$ko" >"$work/$v.xfs.ko.from"
 done
 kver=$(image_version "$image")
 
@@ -63,17 +95,42 @@ boot() {
 	echo "bench-xfs: $mode $v boot $n: ${ns} ns, $ops ops" >&2
 }
 
-for v in stock psem; do boot "$v" icount 1; done
+for n in $(seq 1 "$icount"); do
+	for v in stock psem; do boot "$v" icount "$n"; done
+done
 for n in $(seq 1 "$rounds"); do
 	for v in stock psem; do boot "$v" wall "$n"; done
 done
 
 stem=$top/bench/results/$(date -u +%F)-xfs-$kver
+[ "$stock_side" = "$default_side" ] || stem+=-$stock_side
 cp "$raw" "$stem.csv"
-python3 - "$raw" "$kver" "$PSEM_XFS_OPS" "$rounds" >"$stem.md" <<'PY'
+# xfs_ko_info V: one table row on the V side's xfs.ko: where it came from,
+# vermagic, compiler (.comment), size(1)'s text, data and bss, and .text.
+xfs_ko_info() {
+	local ko=$work/$1.xfs.ko from text data bss tsec cc vm
+	from=$(cat "$work/$1.xfs.ko.from")
+	from=${from#"$cache/"}
+	from=${from#"$top/"}
+	read -r text data bss _ < <(size "$ko" | sed -n 2p)
+	tsec=$(objdump -h "$ko" | awk '$2 == ".text" { print $3 }')
+	tsec=$((16#${tsec:-0}))
+	cc=$(readelf -p .comment "$ko" 2>/dev/null | sed -n 's/^ *\[ *[0-9a-f]*\] *//p' |
+		grep -m1 GCC || echo '?')
+	vm=$(modinfo -F vermagic "$ko" | sed 's/ *$//')
+	echo "| $1 | $from | $vm | $cc | $text | $data | $bss | $tsec |"
+}
+{
+	echo "| side | xfs.ko | vermagic | compiler | text | data | bss | .text |"
+	echo "|---|---|---|---|---|---|---|---|"
+	xfs_ko_info stock
+	xfs_ko_info psem
+} >"$work/ko.md"
+
+python3 - "$raw" "$kver" "$PSEM_XFS_OPS" "$rounds" "$stock_side" "$work/ko.md" "$icount" >"$stem.md" <<'PY'
 import csv, statistics, sys
 
-raw, kver, ops, rounds = sys.argv[1:]
+raw, kver, ops, rounds, side, komd, icount = sys.argv[1:]
 rows = list(csv.DictReader(open(raw)))
 
 def vals(mode, v, key="ktime_ns"):
@@ -81,7 +138,14 @@ def vals(mode, v, key="ktime_ns"):
 
 print(f"# XFS's buffer lock: struct semaphore (stock) vs psem, {kver}\n")
 print(f"stress-ng dir, dentry, rename, chmod: {ops} bogo ops each per boot; "
-      f"{rounds} interleaved wall-clock rounds.\n")
+      f"{icount} instruction-count and {rounds} wall-clock boots of each, interleaved.\n")
+if side == "own":
+    print("stock: the kernel's own xfs.ko, as Debian built it; psem: "
+          "examples/xfs on the same release's source, built here by "
+          "scripts/xfs-build.sh (the build differences are in the ratio).\n")
+else:
+    print("stock: the same source unpatched, built by scripts/xfs-build.sh "
+          "like the psem one (same compiler, same headers).\n")
 print("| measure | stock median (min-max) | psem median (min-max) | psem/stock |")
 print("|---|---|---|---|")
 for mode, unit, div in (("icount", "instructions (M)", 1e6), ("wall", "guest ktime (ms)", 1e6)):
@@ -99,6 +163,9 @@ for r in rows:
     if r["variant"] == "psem":
         print(f"| {r['mode']} {r['boot']} | {r['ops']} | {r['fast_release']} "
               f"| {r['locked_release']} | {r['sleep']} |")
+print("\nThe two xfs.ko (size(1)'s text includes .text, .init.text, .exit.text "
+      "and read-only data):\n")
+print(open(komd).read(), end="")
 PY
 cat "$stem.md"
 echo "bench-xfs: results in $stem.md and $stem.csv"

@@ -3,7 +3,7 @@
 # XFS with its buffer lock on psem, under a real workload in QEMU.
 #
 #   scripts/check-xfs.sh [KERNEL...]
-#   scripts/check-xfs.sh --image stock|psem KERNEL OUT.cpio
+#   scripts/check-xfs.sh --image stock|own|psem KERNEL OUT.cpio
 #
 # KERNEL is "debug" (the lockdep + KASAN test kernel, scripts/build-kernel.sh
 # debug) or a Debian stock kernel as scripts/stock-kernel.sh names it (e.g.
@@ -18,7 +18,10 @@
 #   xfs on psem (<kernel>): <N> ops, repair clean, 0 splats
 # and fails if the repair found anything, a splat was logged (scan_splats)
 # or the guest failed. --image only builds the guest image of one variant
-# (stock: the unpatched XFS built the same way) and prints KERNEL=<image>;
+# (stock: the unpatched XFS built the same way; own: the kernel's own
+# xfs.ko, installed in /lib/modules or, for 7.3, from the
+# linux-modules-<ver> package that scripts/fetch-7x.sh unpacks) and prints
+# KERNEL=<image> and XFS_KO=<the xfs.ko it holds, as found: .ko or .ko.xz>;
 # scripts/bench-xfs.sh boots it.
 #
 # Environment: PSEM_XFS_OPS (bogo operations per stressor, default 200),
@@ -77,6 +80,20 @@ own_brd() {
 	echo "$d/brd.ko"
 }
 
+# own_xfs: the kernel's own xfs.ko (.ko or .ko.xz): from its installed
+# modules, or from the linux-modules-<ver> package that scripts/fetch-7x.sh
+# unpacks (7.3). Fails if neither has it.
+own_xfs() {
+	local d f
+	for d in "$k_modroot" "$cache/pkg/linux-modules-$k_label/usr/lib/modules/$k_label/kernel"; do
+		[ -d "$d" ] || continue
+		f=$(find "$d" -path '*/fs/xfs/*' \( -name xfs.ko -o -name xfs.ko.xz \) | head -n 1)
+		[ -z "$f" ] || { echo "$f"; return 0; }
+	done
+	echo "check-xfs: no xfs.ko of $k_label's own (for 7.3: run scripts/fetch-7x.sh)" >&2
+	return 1
+}
+
 # add_mod NAME: NAME's dependencies, then NAME, into $stage/mods (once).
 add_mod() {
 	local f dep
@@ -100,10 +117,15 @@ add_mod() {
 image() {
 	local variant=$1 out=$3 built xfs_ko psem_ko dep opt=()
 	resolve "$2" || return 1
-	[ "$variant" = psem ] || opt=(--stock)
-	built=$("$top/scripts/xfs-build.sh" ${opt[@]+"${opt[@]}"} "$k_kdir") || return 1
-	xfs_ko=$(sed -n 's/^XFS_KO=//p' <<<"$built")
-	psem_ko=$(sed -n 's/^PSEM_KO=//p' <<<"$built")
+	if [ "$variant" = own ]; then
+		xfs_ko=$(own_xfs) || return 1
+	else
+		[ "$variant" = psem ] || opt=(--stock)
+		built=$("$top/scripts/xfs-build.sh" ${opt[@]+"${opt[@]}"} "$k_kdir") || return 1
+		xfs_ko=$(sed -n 's/^XFS_KO=//p' <<<"$built")
+		psem_ko=$(sed -n 's/^PSEM_KO=//p' <<<"$built")
+	fi
+	image_xfs_ko=$xfs_ko
 	stage=$(mktemp -d)
 	mkdir -p "$stage/mods"
 	: >"$stage/mods/order"
@@ -121,7 +143,10 @@ image() {
 		cp "$psem_ko" "$stage/mods/psem.ko"
 		echo psem.ko >>"$stage/mods/order"
 	fi
-	cp "$xfs_ko" "$stage/mods/xfs.ko"
+	case $xfs_ko in
+	*.xz) xz -dc "$xfs_ko" >"$stage/mods/xfs.ko" ;;
+	*) cp "$xfs_ko" "$stage/mods/xfs.ko" ;;
+	esac
 	echo xfs.ko >>"$stage/mods/order"
 	printf 'OPS=%s\nROUNDS=%s\nFIO=%s\n' "$ops" "$rounds" "$fio" >"$stage/xfs.conf"
 	local bins=(-b /usr/sbin/mkfs.xfs -b /usr/sbin/xfs_repair -b /usr/bin/stress-ng)
@@ -145,9 +170,11 @@ ops_of() {
 }
 
 if [ "${1:-}" = --image ]; then
-	[ $# -eq 4 ] || { echo "usage: check-xfs.sh --image stock|psem KERNEL OUT.cpio" >&2; exit 2; }
+	case ${2:-} in stock | own | psem) ;; *) set -- ;; esac
+	[ $# -eq 4 ] || { echo "usage: check-xfs.sh --image stock|own|psem KERNEL OUT.cpio" >&2; exit 2; }
 	image "$2" "$3" "$4"
 	echo "KERNEL=$k_image"
+	echo "XFS_KO=$image_xfs_ko"
 	exit 0
 fi
 

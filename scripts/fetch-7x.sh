@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Fetch the Debian packages of newer suites that psem's tests use, without
-# touching the system: Linux 7.3 (trixie-backports: linux-source-7.3 and
-# the stock 7.3.N+deb13 amd64 and rt-amd64 images with their headers),
+# touching the system: Linux 7.3 (trixie-backports: linux-source-7.3, the
+# stock 7.3.N+deb13 amd64 and rt-amd64 images with their headers, and the
+# amd64 image's own modules, linux-modules-7.3.N+deb13-amd64, whose xfs.ko
+# is the stock side of scripts/bench-xfs.sh on 7.3),
 # linux-source-7.2 (sid; a compile-only check), and from sid herdtools7
 # (herd7, for the litmus tests), sparse (7.3's checker needs a newer one
 # than bookworm's) and the libc6 and libgmp10 those binaries need.
@@ -37,7 +39,7 @@ fi
 # newest matching package, resolved once the lists are there.
 want=(linux-source-7.3/trixie-backports
       linux-base-@7.3-amd64/trixie-backports linux-binary-@7.3-amd64/trixie-backports
-      linux-headers-@7.3-amd64/trixie-backports
+      linux-headers-@7.3-amd64/trixie-backports linux-modules-@7.3-amd64/trixie-backports
       linux-base-@7.3-rt-amd64/trixie-backports linux-binary-@7.3-rt-amd64/trixie-backports
       linux-headers-@7.3-rt-amd64/trixie-backports
       linux-source-7.2/sid herdtools7/sid sparse/sid libc6/sid libgmp10/sid)
