@@ -52,7 +52,8 @@ stock_kernel "$kernel"
 case $stock_ver in 7.3.*) default_side=own ;; *) default_side=built ;; esac
 stock_side=${PSEM_BENCH_XFS_STOCK:-$default_side}
 case $stock_side in
-own | built) ;;
+own) [ "${stock_ver%%.*}" != 7 ] || "$top/scripts/fetch-7x.sh" --modules ;;
+built) ;;
 *) echo "bench-xfs: PSEM_BENCH_XFS_STOCK is own or built" >&2; exit 2 ;;
 esac
 

@@ -90,7 +90,7 @@ own_xfs() {
 		f=$(find "$d" -path '*/fs/xfs/*' \( -name xfs.ko -o -name xfs.ko.xz \) | head -n 1)
 		[ -z "$f" ] || { echo "$f"; return 0; }
 	done
-	echo "check-xfs: no xfs.ko of $k_label's own (for 7.3: run scripts/fetch-7x.sh)" >&2
+	echo "check-xfs: no xfs.ko of $k_label's own (for 7.3: run scripts/fetch-7x.sh --modules)" >&2
 	return 1
 }
 
