@@ -154,7 +154,7 @@ static int lat_wait_asleep(struct lat_run *r)
 		 * asleep in down() is queued.
 		 */
 		bool queued = r->kind == LAT_SLEEP_KERNEL ||
-			waitqueue_active(&r->sem.wq);	/* a peek: see above */
+			!psem_queue_empty(&r->sem);	/* a peek: see above */
 
 		if (queued && READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE &&
 		    lat_off_cpu(t))
@@ -298,7 +298,7 @@ static int lat_measure(enum lat_kind kind, unsigned int n, u64 *samples,
 	 * threads are gone, so the peeks race with nothing.
 	 */
 	psem_sync(&r->sem);	/* a deferred hand-off is over */
-	queued = waitqueue_active(&r->sem.wq);	/* no barrier: see above */
+	queued = !psem_queue_empty(&r->sem);	/* no barrier: see above */
 	if (!ret && (r->done != n || psem_available(&r->sem) || queued ||
 		     !down_trylock(&r->ksem)))	/* a permit left over */
 		ret = -EIO;

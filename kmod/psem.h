@@ -181,11 +181,12 @@ struct psem_waiter {
  * waiter, and &psem_waiter.node links the waiters in a circular list with
  * no list head, as 7.1's struct semaphore links its waiters from
  * first_waiter: a pointer in the psem where a list_head would take twice
- * the room.
+ * the room. &psem.first is written with WRITE_ONCE(), so that
+ * psem_queue_empty() may also be a lockless peek (a test's, a benchmark's).
  */
 static inline bool psem_queue_empty(const struct psem *sem)
 {
-	return !sem->first;
+	return !READ_ONCE(sem->first);
 }
 
 /* Links @w at the tail. */
@@ -195,7 +196,7 @@ static inline void psem_queue_add(struct psem *sem, struct psem_waiter *w)
 		list_add_tail(&w->node, &sem->first->node);
 	} else {
 		INIT_LIST_HEAD(&w->node);
-		sem->first = w;
+		WRITE_ONCE(sem->first, w);
 	}
 }
 
@@ -203,11 +204,11 @@ static inline void psem_queue_add(struct psem *sem, struct psem_waiter *w)
 static inline void psem_queue_del(struct psem *sem, struct psem_waiter *w)
 {
 	if (list_empty(&w->node)) {	/* alone: its node points at itself */
-		sem->first = NULL;
+		WRITE_ONCE(sem->first, NULL);
 		return;
 	}
 	if (sem->first == w)
-		sem->first = list_next_entry(w, node);
+		WRITE_ONCE(sem->first, list_next_entry(w, node));
 	list_del(&w->node);
 }
 
