@@ -93,6 +93,7 @@
 #define PSEM_MAX_PERMITS	(LONG_MAX >> PSEM_SHIFT)
 
 struct psem_async;
+struct psem_calls;
 struct psem_waiter;
 
 /**
@@ -110,10 +111,13 @@ struct psem_waiter;
  *         first (psem_queue_add()). Protected by @lock.
  * @debt:  permits owed by psem_reduce() or a shrinking psem_resize(), paid
  *         by releases before any waiter. Protected by @lock.
+ * @calls: the served asynchronous waiters whose callbacks are due, and
+ *         the one whose callback runs now (struct psem_calls), owned by
+ *         the one path that is calling them back (on its stack), or NULL.
+ *         Protected by @lock.
  * @leaving: waiters that were served while on their way to cancel their
- *         wait (a signal, a timeout), which still take @lock once; and
- *         PSEM_CALLING, while a path calls back asynchronous waiters
- *         (psem_queue.c). Protected by @lock.
+ *         wait (a signal, a timeout), which still take @lock once.
+ *         Protected by @lock.
  * @parked: permits released where @lock may not be taken (NMI, a
  *         hard-only IRQ), times PSEM_PARKED_ONE, or'ed with
  *         PSEM_PARKED_KICK while a hand-off of them is due: one irq_work
@@ -125,10 +129,11 @@ struct psem_waiter;
 struct psem {
 	atomic_long_t		count;
 	unsigned long		limit;
-	spinlock_t		lock;	/* the queue lock: @first, @debt, @leaving */
+	spinlock_t		lock;	/* the queue lock: @first, @debt, @calls, @leaving */
 	unsigned int		leaving;
 	struct psem_waiter	*first;
 	unsigned long		debt;
+	struct psem_calls	*calls;
 	atomic_long_t		parked;
 };
 
@@ -264,6 +269,7 @@ struct psem_async {
 	.leaving	= 0,						\
 	.first		= NULL,						\
 	.debt		= 0,						\
+	.calls		= NULL,						\
 	.parked		= ATOMIC_LONG_INIT(0),				\
 }
 

@@ -131,20 +131,19 @@ enum psem_async_stand {
 };
 
 /*
- * Under the queue lock, where its state and the path calling back change:
- * that path keeps its struct psem_calls on its stack until it has cleared
- * PSEM_CALLING under the lock.
+ * Under the queue lock, where its state and &psem.calls change: the path
+ * that &psem.calls points at keeps its struct psem_calls on its stack
+ * until it has cleared the pointer under the lock.
  */
 static enum psem_async_stand psem_async_stand_locked(struct psem *sem,
 						     struct psem_async *aw)
 {
 	int state = atomic_read(&aw->w.state);	/* under the lock */
-	struct psem_calls *calls;
+	struct psem_calls *calls = sem->calls;
 
 	lockdep_assert_held(&sem->lock);
 	if (state == PSEM_W_SERVED)
 		return PSEM_ASYNC_BUSY;
-	calls = psem_calls_of(sem);
 	/* ACQUIRE: pairs with the RELEASE in psem_call_back(). */
 	if (calls && smp_load_acquire(&calls->calling) == aw)
 		return PSEM_ASYNC_BUSY;

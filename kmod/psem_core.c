@@ -46,6 +46,7 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 	sem->leaving = 0;
 	sem->first = NULL;
 	sem->debt = 0;
+	sem->calls = NULL;
 	atomic_long_set(&sem->parked, 0);	/* unordered: not yet shared */
 }
 EXPORT_SYMBOL_PSEM(__psem_init);

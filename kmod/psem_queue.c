@@ -14,11 +14,10 @@
  * touches the psem again on behalf of a wait that was queued on it: a task
  * served while on its way to cancel is counted in &psem.leaving until it
  * has taken the lock, and a path calling back asynchronous waiters holds
- * PSEM_CALLING in it until it is done; psem_wait_let_go() waits for both.
+ * &psem.calls until it is done; psem_wait_let_go() waits for both.
  */
 
 #include <linux/export.h>
-#include <linux/hash.h>
 #include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
@@ -47,76 +46,6 @@ static void psem_let_go_wake(struct psem *sem)
 	 */
 	smp_mb();
 	wake_up_var(&sem->leaving);
-}
-
-/*
- * The paths calling back, each on its own stack, found by the address of
- * their psem: a bucket of the table and its raw spinlock, taken under a
- * psem's queue lock and never the other way round. A psem gives one
- * bucket a path at a time (PSEM_CALLING), so buckets stay short.
- */
-#define PSEM_CALLS_BITS		6
-
-static struct psem_calls_bucket {
-	raw_spinlock_t		lock;
-	struct hlist_head	head;
-} psem_calls_table[1 << PSEM_CALLS_BITS] = {
-	[0 ... (1 << PSEM_CALLS_BITS) - 1] = {
-		.lock = __RAW_SPIN_LOCK_UNLOCKED(psem_calls_table.lock),
-	},
-};
-
-static struct psem_calls_bucket *psem_calls_bucket(struct psem *sem)
-{
-	return &psem_calls_table[hash_ptr(sem, PSEM_CALLS_BITS)];
-}
-
-/*
- * Under @sem's queue lock: the path calling back on @sem, or NULL. Its
- * struct stays on its stack until it has cleared PSEM_CALLING under the
- * same lock (psem_call_back()).
- */
-struct psem_calls *psem_calls_of(struct psem *sem)
-{
-	struct psem_calls_bucket *b = psem_calls_bucket(sem);
-	struct psem_calls *calls, *found = NULL;
-
-	lockdep_assert_held(&sem->lock);
-	if (!(sem->leaving & PSEM_CALLING))
-		return NULL;
-	raw_spin_lock(&b->lock);
-	hlist_for_each_entry(calls, &b->head, node)
-		if (calls->sem == sem) {
-			found = calls;
-			break;
-		}
-	raw_spin_unlock(&b->lock);
-	return found;
-}
-
-/* Under @sem's queue lock: @calls becomes the path calling back on it. */
-static void psem_calls_start(struct psem *sem, struct psem_calls *calls)
-{
-	struct psem_calls_bucket *b = psem_calls_bucket(sem);
-
-	lockdep_assert_held(&sem->lock);
-	calls->sem = sem;
-	raw_spin_lock(&b->lock);
-	hlist_add_head(&calls->node, &b->head);
-	raw_spin_unlock(&b->lock);
-	sem->leaving |= PSEM_CALLING;
-}
-
-/* Under @sem's queue lock: @calls is done calling back. */
-static void psem_calls_end(struct psem *sem, struct psem_calls *calls)
-{
-	struct psem_calls_bucket *b = psem_calls_bucket(sem);
-
-	lockdep_assert_held(&sem->lock);
-	raw_spin_lock(&b->lock);
-	hlist_del(&calls->node);
-	raw_spin_unlock(&b->lock);
-	sem->leaving &= ~PSEM_CALLING;
 }
 
 /*
@@ -158,7 +87,7 @@ static void psem_call_back(struct psem *sem, struct psem_calls *calls)
 		psem_let_go_wake(sem);
 		spin_lock_irqsave(&sem->lock, flags);
 	}
-	psem_calls_end(sem, calls);
+	sem->calls = NULL;
 	spin_unlock_irqrestore(&sem->lock, flags);
 	psem_let_go_wake(sem);
 }
@@ -210,15 +139,11 @@ static void psem_dequeue(struct psem *sem, struct psem_waiter *w, int result,
 {
 	w->result = result;
 	if (w->kind == PSEM_WAIT_ASYNC) {
-		struct psem_calls *calls = psem_calls_of(sem);
-
 		atomic_set(&w->state, PSEM_W_SERVED);	/* under the lock */
-		if (!calls) {
-			calls = &wake->calls;
-			psem_calls_start(sem, calls);
-		}
+		if (!sem->calls)
+			sem->calls = &wake->calls;
 		psem_queue_del(sem, w);
-		list_add_tail(&w->node, &calls->list);
+		list_add_tail(&w->node, &sem->calls->list);
 		return;
 	}
 	/*
@@ -617,7 +542,7 @@ static bool psem_has_let_go(struct psem *sem)
 	bool let_go;
 
 	spin_lock_irq(&sem->lock);
-	let_go = !sem->leaving;	/* no task on its way, nor PSEM_CALLING */
+	let_go = !sem->leaving && !sem->calls;
 	spin_unlock_irq(&sem->lock);
 	return let_go;
 }

@@ -34,25 +34,20 @@ enum psem_waiter_state {
  * @list:    the asynchronous waiters whose callbacks are due, oldest first
  * @calling: the one whose callback runs now, or NULL; read under the queue
  *           lock by psem_cancel_async_sync(), which waits for it
- * @sem:     the psem it calls back on
- * @node:    links it into its bucket of psem_calls_table
  *
- * On the stack of that path, and found by its psem's address in a table
- * hashed as wait_var_event()'s wait queues are, while PSEM_CALLING is set
- * in &psem.leaving (psem_calls_of()): the psem itself holds no pointer.
+ * On the stack of that path, and pointed at by &psem.calls while it runs
+ * them: the psem itself holds one pointer for both.
  */
 struct psem_calls {
 	struct list_head	list;
 	struct psem_async	*calling;
-	struct psem		*sem;
-	struct hlist_node	node;
 };
 
 /**
  * struct psem_wake - what a locked path does once it drops the queue lock
  * @tasks: the task waiters it served, to wake
  * @calls: the callbacks due, if this path runs them (it found no other
- *         path doing so: psem_calls_of())
+ *         path doing so: &psem.calls)
  */
 struct psem_wake {
 	struct list_head	tasks;
@@ -65,18 +60,8 @@ struct psem_wake {
 		.calls = {						\
 			.list = LIST_HEAD_INIT((name).calls.list),	\
 			.calling = NULL,				\
-			.sem = NULL,					\
 		},							\
 	}
-
-/*
- * &psem.leaving's top bit: a path is calling back on the psem (its struct
- * psem_calls is in the table); the bits below count the tasks served on
- * their way to cancel. Both under the queue lock.
- */
-#define PSEM_CALLING		(1U << 31)
-
-struct psem_calls *psem_calls_of(struct psem *sem);
 
 /*
  * Whether the queue lock, a spinlock_t, may not be taken here. NMI: never

@@ -145,39 +145,4 @@ static inline void list_splice_init(struct list_head *list,
 	     !list_entry_is_head(pos, head, member);			\
 	     pos = n, n = list_next_entry(n, member))
 
-/* hlist: a list with a one-pointer head, as include/linux/list.h's. */
-struct hlist_node {
-	struct hlist_node *next, **pprev;
-};
-
-struct hlist_head {
-	struct hlist_node *first;
-};
-
-static inline void hlist_add_head(struct hlist_node *n, struct hlist_head *h)
-{
-	n->next = h->first;
-	if (h->first)
-		h->first->pprev = &n->next;
-	h->first = n;
-	n->pprev = &h->first;
-}
-
-static inline void hlist_del(struct hlist_node *n)
-{
-	*n->pprev = n->next;
-	if (n->next)
-		n->next->pprev = n->pprev;
-	n->next = NULL;
-	n->pprev = NULL;
-}
-
-#define hlist_entry_safe(ptr, type, member)				\
-	({ __typeof__(ptr) ____ptr = (ptr);				\
-	   ____ptr ? list_entry(____ptr, type, member) : NULL; })
-#define hlist_for_each_entry(pos, head, member)				\
-	for (pos = hlist_entry_safe((head)->first, __typeof__(*(pos)), member); \
-	     pos;							\
-	     pos = hlist_entry_safe((pos)->member.next, __typeof__(*(pos)), member))
-
 #endif /* _PSEM_SHIM_LINUX_LIST_H */
