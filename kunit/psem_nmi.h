@@ -49,6 +49,7 @@ void nmi_sender_disarm(void);
 struct nmi_sender *nmi_sender_new(struct kunit *test);
 bool nmi_sender_send(struct nmi_sender *p, int cpu);
 bool nmi_sender_send_other(struct nmi_sender *p);
+u64 nmi_send_refused(struct kunit *test, struct nmi_sender *p);
 void nmi_sender_expect_runs(struct kunit *test, struct nmi_sender *p, int want);
 void nmi_sender_report(struct kunit *test, struct nmi_sender *p);
 void nmi_sender_release(struct nmi_sender *p);

@@ -28,6 +28,7 @@
 #endif
 
 #include "psem.h"
+#include "psem_knobs.h"
 #include "psem_nmi.h"
 #include "psem_test.h"
 
@@ -222,6 +223,30 @@ bool nmi_sender_send_other(struct nmi_sender *p)
 	nmi_sender_raise(other);
 	put_cpu();
 	return nmi_sender_wait_served(p, seq);
+}
+
+/**
+ * nmi_send_refused() - send to another CPU, counting psem's refusals
+ * @test: the test case
+ * @p:    the armed sender, disarmed on return
+ *
+ * Sends with the refusals' warnings quiet, for a case whose NMI makes
+ * calls that psem refuses on purpose.
+ *
+ * Return: the refusals counted meanwhile.
+ */
+u64 nmi_send_refused(struct kunit *test, struct nmi_sender *p)
+{
+	u64 refusals = psem_warn_count();
+	bool served;
+
+	psem_set_quiet_warnings(true);
+	served = nmi_sender_send_other(p);
+	refusals = psem_warn_count() - refusals;
+	psem_set_quiet_warnings(false);
+	nmi_sender_disarm();
+	KUNIT_EXPECT_TRUE_MSG(test, served, "NMI not served");
+	return refusals;
 }
 
 /**

@@ -38,7 +38,6 @@
 #include <linux/smp.h>
 
 #include "psem.h"
-#include "psem_knobs.h"
 #include "psem_mutex.h"
 #include "psem_nmi.h"
 #include "psem_rwlock.h"
@@ -403,13 +402,7 @@ static void psem_test_nmi_refused(struct kunit *test)
 	closed = psem_test_snapshot(&x->closed);
 	plain = psem_test_snapshot(&x->plain);
 
-	psem_set_quiet_warnings(true);
-	refusals = psem_warn_count();
-	KUNIT_ASSERT_TRUE_MSG(test, nmi_sender_send_other(&x->nmi), "NMI not served");
-	refusals = psem_warn_count() - refusals;
-	psem_set_quiet_warnings(false);
-	nmi_sender_disarm();
-
+	refusals = nmi_send_refused(test, &x->nmi);
 	nmi_sender_expect_runs(test, &x->nmi, 1);
 	KUNIT_EXPECT_EQ(test, x->close, -EPERM);
 	KUNIT_EXPECT_EQ(test, x->reopen, -EPERM);
@@ -440,14 +433,7 @@ static void psem_test_nmi_refused(struct kunit *test)
 
 #define NMI_FULL_PSEMS	(PSEM_KICK_SLOTS + 1)
 
-/**
- * struct nmi_full - one NMI's releases into more closed psems than the
- * table of due hand-offs holds
- * @nmi: the NMI, which releases one permit into each psem
- * @sem: capacity 1, its permit out, closed: a release takes the locked
- *       path, so from NMI it parks
- * @ret: what each release returned
- */
+/* Each psem: capacity 1, its permit out, closed: a release from NMI parks. */
 struct nmi_full {
 	struct nmi_sender	nmi;
 	struct psem		sem[NMI_FULL_PSEMS];
@@ -482,13 +468,7 @@ static void psem_test_nmi_table_full(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, psem_close(&x->sem[i]), 0);
 	}
 	nmi_sender_arm(test, &x->nmi, nmi_full_fn);
-	psem_set_quiet_warnings(true);
-	refusals = psem_warn_count();
-	KUNIT_ASSERT_TRUE_MSG(test, nmi_sender_send_other(&x->nmi), "NMI not served");
-	refusals = psem_warn_count() - refusals;
-	psem_set_quiet_warnings(false);
-	nmi_sender_disarm();
-
+	refusals = nmi_send_refused(test, &x->nmi);
 	nmi_sender_expect_runs(test, &x->nmi, 1);
 	KUNIT_EXPECT_EQ(test, refusals, 1ULL);
 	for (i = 0; i < NMI_FULL_PSEMS; i++) {
