@@ -14,6 +14,7 @@
 #include <linux/irq_work.h>
 #include <linux/limits.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/lockdep.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -82,13 +83,6 @@
 #define PSEM_PARKED_KICK	0x1L
 #define PSEM_PARKED_ONE		2L
 
-/*
- * How many psems may have a hand-off of parked permits due at once: one
- * table for all psems (psem_queue.c). A release that would park on a psem
- * beyond them is refused with -EBUSY and changes nothing.
- */
-#define PSEM_KICK_SLOTS		64
-
 /* The largest balance a psem can hold, and the largest count one call takes. */
 #define PSEM_MAX_PERMITS	(LONG_MAX >> PSEM_SHIFT)
 
@@ -123,6 +117,8 @@ struct psem_waiter;
  *         PSEM_PARKED_KICK while a hand-off of them is due: one irq_work
  *         for all psems hands them over through the locked path, from a
  *         context where @lock may be taken (psem_park() in psem_queue.c)
+ * @kick:  links the psem into the list of those a hand-off is due for,
+ *         while PSEM_PARKED_KICK is set
  *
  * The fields are private to psem; use the functions below.
  */
@@ -135,6 +131,7 @@ struct psem {
 	unsigned long		debt;
 	struct psem_calls	*calls;
 	atomic_long_t		parked;
+	struct llist_node	kick;
 };
 
 /* What a queued waiter is. */
@@ -271,6 +268,7 @@ struct psem_async {
 	.debt		= 0,						\
 	.calls		= NULL,						\
 	.parked		= ATOMIC_LONG_INIT(0),				\
+	.kick		= { NULL },					\
 }
 
 /**

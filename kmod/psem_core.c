@@ -48,6 +48,7 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 	sem->debt = 0;
 	sem->calls = NULL;
 	atomic_long_set(&sem->parked, 0);	/* unordered: not yet shared */
+	sem->kick.next = NULL;			/* linked only with the bit set */
 }
 EXPORT_SYMBOL_PSEM(__psem_init);
 
@@ -108,9 +109,8 @@ EXPORT_SYMBOL_PSEM(psem_try_acquire);
  *
  * Return: 0; -EINVAL if @n is out of range, or -EOVERFLOW if the balance
  * would exceed the capacity (PSEM_MAX_PERMITS for a psem without one), or
- * if, with waiters queued, @n less the debt exceeds the capacity; -EBUSY
- * if it had to park while PSEM_KICK_SLOTS other psems had a hand-off due.
- * Each warns and changes nothing, closed state included.
+ * if, with waiters queued, @n less the debt exceeds the capacity. Both
+ * warn and change nothing, closed state included.
  */
 int psem_release(struct psem *sem, long n)
 {

@@ -20,7 +20,9 @@
 #include <linux/export.h>
 #include <linux/irq_work.h>
 #include <linux/jiffies.h>
+#include <linux/llist.h>
 #include <linux/minmax.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/debug.h>
 #include <linux/sched/signal.h>
@@ -281,6 +283,9 @@ static int psem_release_now(struct psem *sem, long n, bool parked,
 	ret = psem_add_locked(sem, n, &wake, ip);
 	spin_unlock_irqrestore(&sem->lock, flags);
 	psem_wake_served(sem, &wake);
+	/* The bit went under the lock: psem_sync() may be waiting for it. */
+	if (parked)
+		psem_let_go_wake(sem);
 	return ret;
 }
 
@@ -292,100 +297,65 @@ static int psem_release_now(struct psem *sem, long n, bool parked,
 #define PSEM_PARKED_MAX		(2 * PSEM_MAX_PERMITS)
 
 /*
- * The psems whose parked permits a hand-off is due for: one slot each,
- * taken by the release that set PSEM_PARKED_KICK, and emptied by
- * psem_kick_fn(), which hands them over; a slot is NULL, PSEM_KICK_RESERVED
- * (taken by a release that has yet to set the bit, or to learn that it was
- * set already), or a psem. One table and one irq_work for every psem,
- * where each psem once carried an irq_work of its own: the per-CPU irq_work
- * lists batch deferred work the same way (Documentation/design.rst,
+ * The psems whose parked permits a hand-off is due for, each linked once
+ * through &psem.kick by the release that set PSEM_PARKED_KICK, and the one
+ * irq_work that hands them over. One list and one work for every psem,
+ * where each psem once carried an irq_work of its own: the per-CPU
+ * irq_work lists batch deferred work the same way (Documentation/design.rst,
  * "Releases from every context").
  */
-#define PSEM_KICK_RESERVED	((struct psem *)1UL)
-
-static struct psem *psem_kick_slots[PSEM_KICK_SLOTS];
+static LLIST_HEAD(psem_kick_list);
 
 static void psem_kick_fn(struct irq_work *work);
 static DEFINE_IRQ_WORK(psem_kick_work, psem_kick_fn);
 
-/* Takes a free slot of the table; returns it, or NULL if there is none. */
-static struct psem **psem_kick_reserve(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < PSEM_KICK_SLOTS; i++) {
-		struct psem *none = NULL;
-
-		/* Relaxed: the slot publishes nothing until it names a psem. */
-		if (try_cmpxchg_relaxed(&psem_kick_slots[i], &none,
-					PSEM_KICK_RESERVED))
-			return &psem_kick_slots[i];
-	}
-	return NULL;
-}
-
 /*
  * A release that needs the queue lock where it may not be taken: adds @n
  * to &sem->parked, and unless a hand-off is due already (PSEM_PARKED_KICK
- * set), names @sem in a slot of the table and queues psem_kick_work,
- * which is NMI-safe, to hand the parked permits over as a locked release
- * would, debt first and then FIFO. Its count is judged there, under the
- * lock (psem_parked_fit()): the capacity and the debt cannot be read
- * together without it (a shrinking resize writes the one before the
- * other), and a check here could refuse a release that the locked path
- * accepts. Only a sum that no holders could ever return is refused now,
- * and a release that finds every slot taken (more than PSEM_KICK_SLOTS
- * psems with a hand-off due): both change nothing.
+ * set), links @sem into psem_kick_list and queues psem_kick_work, both
+ * NMI-safe, to hand the parked permits over as a locked release would,
+ * debt first and then FIFO. Its count is judged there, under the lock
+ * (psem_parked_fit()): the capacity and the debt cannot be read together
+ * without it (a shrinking resize writes the one before the other), and a
+ * check here could refuse a release that the locked path accepts. Only a
+ * sum that no holders could ever return is refused now, changing nothing.
  *
- * The cmpxchg on &sem->parked is the release's last touch of @sem: the
- * permits it parks reach nobody before it (no slot names @sem for them
- * until this release, or the one that set the bit before it, writes one),
- * and after it the release touches only the table and the work, which
- * live as long as psem.ko. So psem_sync() waits for the work alone.
+ * The release touches @sem last in its llist_add(), while the bit it set
+ * is still set: only the hand-off's RMW under the queue lock clears it,
+ * and psem_sync() waits for that (psem_has_let_go()).
  */
 static int psem_park(struct psem *sem, long n, unsigned long ip)
 {
-	struct psem **slot;
 	long old;
 
 	psem_stat(PSEM_STAT_DEFERRED);
-	/* Taken before the permits are added, so that it cannot be missing. */
-	slot = psem_kick_reserve();
-	if (!slot) {
-		psem_refuse_ip(ip, "deferred release of %ld: %d psems have a hand-off due\n",
-			       n, PSEM_KICK_SLOTS);
-		return -EBUSY;
-	}
 	old = atomic_long_read(&sem->parked);	/* relaxed: the cmpxchg decides */
 	do {
 		if (n > PSEM_PARKED_MAX - old / PSEM_PARKED_ONE) {
-			WRITE_ONCE(*slot, NULL);
 			psem_refuse_ip(ip, "deferred release of %ld overflows %ld parked\n",
 				       n, old / PSEM_PARKED_ONE);
 			return -EOVERFLOW;
 		}
 		/*
 		 * RELEASE: orders the caller's critical section before the
-		 * permits reach the hand-off; pairs
-		 * with the ACQUIRE of the RMW in psem_take_parked(), whose
-		 * locked release passes it on (RMW _release to a taker,
-		 * ->done to a waiter). Every RMW of &sem->parked is ordered
-		 * in its coherence order: one that finds the bit set comes
-		 * before the hand-off's RMW that clears it, which takes its
-		 * permits.
+		 * permits reach the hand-off; pairs with the ACQUIRE of the
+		 * RMW in psem_take_parked(), whose locked release passes it
+		 * on (RMW _release to a taker, ->done to a waiter). Every
+		 * RMW of &sem->parked is ordered in its coherence order: one
+		 * that finds the bit set comes before the hand-off's RMW that
+		 * clears it, which takes its permits.
 		 */
 	} while (!atomic_long_try_cmpxchg_release(&sem->parked, &old,
 						  old + n * PSEM_PARKED_ONE +
 						  PSEM_PARKED_KICK - (old & PSEM_PARKED_KICK)));
-	if (old & PSEM_PARKED_KICK) {
-		WRITE_ONCE(*slot, NULL);	/* a hand-off is due already */
-	} else {
+	if (!(old & PSEM_PARKED_KICK)) {
 		/*
-		 * Names @sem before the work is queued: irq_work_queue()'s
-		 * claim is fully ordered, and a run that it starts, or one
-		 * pending already, reads the slot after it.
+		 * Linked before the work is queued: irq_work_queue()'s claim
+		 * is fully ordered, and a run that it starts, or one pending
+		 * already, takes the list after it. No hand-off can unlink
+		 * @sem before this: the bit keeps it off the list until here.
 		 */
-		WRITE_ONCE(*slot, sem);
+		llist_add(&sem->kick, &psem_kick_list);
 		irq_work_queue(&psem_kick_work);
 	}
 	return 0;
@@ -408,34 +378,36 @@ static long psem_take_parked(struct psem *sem)
  * Runs where the queue lock may be taken (an irq_work without
  * IRQ_WORK_HARD_IRQ: the irq_work interrupt, which lockdep counts as
  * threadable, on !PREEMPT_RT; the irq_work thread on PREEMPT_RT), and may
- * run on two CPUs at once: each empties the slots it takes, with a
- * cmpxchg, and hands over the parked permits of the psem named there as a
- * locked release does. An asynchronous callback whose grant comes from
- * here runs here.
+ * run on two CPUs at once: each takes the whole list, and hands over the
+ * parked permits of every psem on it as a locked release does. An
+ * asynchronous callback whose grant comes from here runs here. Inside an
+ * RCU read-side section, which psem_kick_exit() waits out.
  */
 static void psem_kick_fn(struct irq_work *work)
 {
-	unsigned int i;
+	struct llist_node *due = llist_del_all(&psem_kick_list);
+	struct psem *sem, *next;
 
-	for (i = 0; i < PSEM_KICK_SLOTS; i++) {
-		struct psem *sem = READ_ONCE(psem_kick_slots[i]);
-
-		if (!sem || sem == PSEM_KICK_RESERVED ||
-		    !try_cmpxchg_relaxed(&psem_kick_slots[i], &sem, NULL))
-			continue;
-		/*
-		 * The slot is free for another psem from here on; @sem's bit
-		 * stays set, and keeps psem_sync() waiting, until the
-		 * hand-off below takes the permits.
-		 */
+	rcu_read_lock();
+	/*
+	 * The _safe iterator reads the next psem before the hand-off
+	 * clears @sem's bit, after which a release may link @sem again and
+	 * psem_sync() may let its owner free it.
+	 */
+	llist_for_each_entry_safe(sem, next, due, kick)
 		psem_release_now(sem, 0, true, _THIS_IP_);
-	}
+	rcu_read_unlock();
 }
 
-/* When psem.ko goes: no hand-off is running or queued. */
+/*
+ * When psem.ko goes: no hand-off is queued or running. A run that began
+ * beside another may outlive the BUSY bit the other cleared:
+ * synchronize_rcu() waits for it to leave psem_kick_fn().
+ */
 void psem_kick_exit(void)
 {
 	irq_work_sync(&psem_kick_work);
+	synchronize_rcu();
 }
 
 int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
@@ -542,7 +514,9 @@ static bool psem_has_let_go(struct psem *sem)
 	bool let_go;
 
 	spin_lock_irq(&sem->lock);
-	let_go = !sem->leaving && !sem->calls;
+	/* Only the hand-off's RMW, under this lock, clears the bit. */
+	let_go = !sem->leaving && !sem->calls &&
+		 !(atomic_long_read(&sem->parked) & PSEM_PARKED_KICK);
 	spin_unlock_irq(&sem->lock);
 	return let_go;
 }
@@ -564,10 +538,10 @@ static void psem_wait_let_go(struct psem *sem)
  * psem_sync - wait until psem has let go of a psem
  * @sem: the semaphore
  *
- * Waits until no deferred hand-off (of the permits that releases from NMI
- * or a hard-only IRQ parked) is queued or running, on any psem, no path is
- * calling back @sem's asynchronous waiters, and no
- * task served on its way to cancel still has to take its queue lock. Then
+ * Waits until no hand-off of permits that releases from NMI or a
+ * hard-only IRQ parked on @sem is due, no path is calling back its
+ * asynchronous waiters, and no task served on its way to cancel still has
+ * to take its queue lock. Then
  * every permit parked before it began is with a waiter or in the balance.
  * psem_quiesce() ends with it, and so do psem_pool_destroy(),
  * psem_mutex_destroy() and psem_rwlock_destroy(); for a bare psem, call it
@@ -577,25 +551,14 @@ static void psem_wait_let_go(struct psem *sem)
  */
 void psem_sync(struct psem *sem)
 {
-	might_sleep();
 	/*
 	 * Full barrier: orders what told the caller that its last release
 	 * was made (the release's return, a permit seen home, a lock taken)
-	 * before irq_work_sync()'s read of the work's state: a release that
-	 * parked has queued the work after naming @sem in a slot, or found
-	 * the bit set by one that did, and a hand-off that served the caller
-	 * runs until it has let go; pairs with the fully ordered claim in
-	 * irq_work_queue(), and through the hand-off with the RELEASE in
-	 * psem_park().
+	 * before psem_has_let_go()'s read of &sem->parked, which then finds
+	 * the bit that release set, or the hand-off's RMW that cleared it;
+	 * pairs with the RELEASE cmpxchg in psem_park().
 	 */
 	smp_mb();
-	/*
-	 * The work that hands @sem's permits over is pending or running, or
-	 * has run: irq_work_sync() waits until it is neither, which a run
-	 * that the work queued meanwhile extends. The hand-off may serve
-	 * waiters and start callbacks: first.
-	 */
-	irq_work_sync(&psem_kick_work);
 	psem_wait_let_go(sem);
 }
 EXPORT_SYMBOL_PSEM(psem_sync);

@@ -93,7 +93,8 @@ park-no-irq-work:defer/nmi-on-lock-holder
 handoff-acquire-relaxed:sem/down-up-is-held
 handoff-release-relaxed:sem/down-up-is-held
 balance-overflow-unchecked:life/closed-release-overflow
-sync-skips-kick:defer/sync-parked-home
+let-go-ignores-kick:defer/sync-parked-home,defer/kick-overlap-sync-home
+handoff-skips-let-go-wake:defer/sync-parked-home,defer/kick-overlap-sync-home
 available-counts-parked:defer/is-held-parked
 parked-sum-unfitted:defer/nmi-over-release,defer/nmi-release-pays-debt
 acquire-relaxed:sem/down-up-is-held

@@ -66,8 +66,11 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
                             releases nothing
   pool-put-lost             psem_pool_put(): the object goes back, its
                             permit does not
-  sync-skips-kick           psem_sync(): does not wait for the deferred
-                            hand-off (the irq_work is not synced)
+  let-go-ignores-kick       psem_has_let_go(): a hand-off due (the
+                            psem's PSEM_PARKED_KICK) does not hold off
+                            psem_sync()
+  handoff-skips-let-go-wake psem_release_now(): a hand-off of parked
+                            permits does not wake psem_sync()
   pool-destroy-no-sync      psem_pool_destroy(): no psem_sync()
   mutex-destroy-no-sync     psem_mutex_destroy(): no psem_sync()
   rwlock-destroy-no-sync    psem_rwlock_destroy(): no psem_sync()
@@ -203,8 +206,11 @@ MUTANTS = {
                           "(void)lock;"),
     "pool-put-lost": ("psem_pool_put", "return psem_release(&pool->sem, 1);",
                       "return 0;"),
-    "sync-skips-kick": ("psem_sync", "irq_work_sync(&psem_kick_work);",
-                        "(void)0;"),
+    "let-go-ignores-kick": ("psem_has_let_go",
+                            "!(atomic_long_read(&sem->parked) & PSEM_PARKED_KICK)",
+                            "1"),
+    "handoff-skips-let-go-wake": ("psem_release_now", "if (parked)\n\t\tpsem_let_go_wake(sem);",
+                                  "if (0)\n\t\tpsem_let_go_wake(sem);"),
     "pool-destroy-no-sync": ("psem_pool_destroy", "psem_sync(&pool->sem);",
                              "(void)pool;"),
     "mutex-destroy-no-sync": ("psem_mutex_destroy", "psem_sync(&lock->sem);",

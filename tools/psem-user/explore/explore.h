@@ -67,6 +67,13 @@ do {									\
 
 /* Whether thread @tid has returned (for a check, or another thread). */
 bool ex_thread_done(int tid);
+/*
+ * Whether an irq_work is queued and not started; and, only while thread 0
+ * runs a work's function, a run of the next queued work by the caller, as
+ * a second CPU beside the first (returns whether it ran one).
+ */
+bool ex_irq_queued(void);
+bool ex_irq_work_run_here(void);
 /* The task of thread @tid (to signal it). */
 struct task_struct *ex_task(int tid);
 /* Blocks the calling thread until @cond(@arg) holds: a harness wait. */

@@ -401,6 +401,7 @@ void flush_workqueue(struct workqueue_struct *wq)
 /* ---- irq_work: one CPU's interrupt, a thread in hard-IRQ context ----- */
 
 static LIST_HEAD(ex_irq_list);
+static bool ex_irq_in_func;	/* thread 0 is inside a work's function */
 
 static void ex_irq_thread(void *arg)
 {
@@ -413,7 +414,9 @@ static void ex_irq_thread(void *arg)
 		PSEM_USER_POINT("irq_work run", w);
 		ex_sync(w, EX_ORD_ACQ);
 		psem_user_set_context(HARDIRQ_OFFSET);
+		ex_irq_in_func = true;
 		w->func(w);	/* may requeue w */
+		ex_irq_in_func = false;
 		psem_user_set_context(0);
 		ex_sync((char *)w + 1, EX_ORD_REL);
 		/* The kernel's irq_work_single() clears BUSY after the call. */
@@ -455,6 +458,51 @@ bool irq_work_is_busy(struct irq_work *work)
 {
 	PSEM_USER_POINT("irq_work_is_busy", work);
 	return work->pending || work->busy;
+}
+
+/*
+ * A second CPU's irq_work: whether an irq_work is queued and not yet
+ * started, and a run of it by the calling thread. In the kernel,
+ * irq_work_claim() succeeds on a work whose run has begun on another CPU
+ * (PENDING cleared at the start of irq_work_single(), BUSY still set), the
+ * claiming CPU runs it at once, beside the first run, and whichever run
+ * ends first clears BUSY with its cmpxchg (the flags it started with, BUSY
+ * alone, are what it finds). Thread 0 stands for the first CPU; the caller
+ * for the second.
+ */
+bool ex_irq_queued(void)
+{
+	return ex_irq_list.next != &ex_irq_list;	/* no point: a predicate */
+}
+
+bool ex_irq_work_run_here(void)
+{
+	struct irq_work *w;
+	struct list_head *e;
+	int old;
+
+	PSEM_USER_POINT("irq_work run (other CPU)", &ex_irq_list);
+	/*
+	 * Only beside a run on thread 0 (the other CPU's): then thread 0 is
+	 * not inside ex_dequeue(), and the plain unlink below races nothing.
+	 */
+	if (!ex_irq_in_func || ex_irq_list.next == &ex_irq_list)
+		return false;
+	e = ex_irq_list.next;
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+	e->next = e->prev = e;
+	w = list_entry(e, struct irq_work, entry);
+	w->pending = false;
+	w->busy = true;
+	ex_sync(w, EX_ORD_ACQ);
+	old = psem_user_set_context(HARDIRQ_OFFSET);
+	w->func(w);
+	psem_user_set_context(old);
+	ex_sync((char *)w + 1, EX_ORD_REL);
+	PSEM_USER_POINT("irq_work done (other CPU)", w);
+	w->busy = false;	/* BUSY cleared: the cmpxchg finds BUSY alone */
+	return true;
 }
 
 struct task_struct *psem_user_irq_work_task(void)
