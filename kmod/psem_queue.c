@@ -402,7 +402,10 @@ static void psem_kick_fn(struct irq_work *work)
 /*
  * When psem.ko goes: no hand-off is queued or running. A run that began
  * beside another may outlive the BUSY bit the other cleared:
- * synchronize_rcu() waits for it to leave psem_kick_fn().
+ * synchronize_rcu() waits for it to leave psem_kick_fn()'s read-side
+ * section. On PREEMPT_RT, where the run is a preemptible thread, a run
+ * preempted outside that section is not waited for: a known gap
+ * (Documentation/design.rst, "Releases from every context").
  */
 void psem_kick_exit(void)
 {
