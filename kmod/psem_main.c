@@ -14,6 +14,7 @@
 
 static int __init psem_module_init(void)
 {
+	psem_kick_init();
 	return psem_debugfs_init();
 }
 

@@ -22,7 +22,7 @@
 #include <linux/jiffies.h>
 #include <linux/llist.h>
 #include <linux/minmax.h>
-#include <linux/rcupdate.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/debug.h>
 #include <linux/sched/signal.h>
@@ -298,23 +298,26 @@ static int psem_release_now(struct psem *sem, long n, bool parked,
 
 /*
  * The psems whose parked permits a hand-off is due for, each linked once
- * through &psem.kick by the release that set PSEM_PARKED_KICK, and the one
- * irq_work that hands them over. One list and one work for every psem,
- * where each psem once carried an irq_work of its own: the per-CPU
- * irq_work lists batch deferred work the same way (Documentation/design.rst,
- * "Releases from every context").
+ * through &psem.kick by the release that set PSEM_PARKED_KICK, and the
+ * irq_work that hands them over: one list for every psem, where each psem
+ * once carried an irq_work of its own, and one work per CPU, queued only
+ * by its own CPU, so that no two runs of one work overlap and
+ * psem_kick_exit() can wait for each exactly (Documentation/design.rst,
+ * "Releases from every context"). The works are set up by psem_kick_init(),
+ * not by a static initializer: before 7.x the module loader did not
+ * relocate a module's per-CPU template, and psem_kick_fn's address in it
+ * reached every CPU's copy as NULL (6.1 and 6.12 oopsed on the first run).
  */
 static LLIST_HEAD(psem_kick_list);
-
-static void psem_kick_fn(struct irq_work *work);
-static DEFINE_IRQ_WORK(psem_kick_work, psem_kick_fn);
+static DEFINE_PER_CPU(struct irq_work, psem_kick_work);
 
 /*
  * A release that needs the queue lock where it may not be taken: adds @n
  * to &sem->parked, and unless a hand-off is due already (PSEM_PARKED_KICK
- * set), links @sem into psem_kick_list and queues psem_kick_work, both
- * NMI-safe, to hand the parked permits over as a locked release would,
- * debt first and then FIFO. Its count is judged there, under the lock
+ * set), links @sem into psem_kick_list and queues this CPU's
+ * psem_kick_work, both NMI-safe, to hand the parked permits over as a
+ * locked release would, debt first and then FIFO. Its count is judged
+ * there, under the lock
  * (psem_parked_fit()): the capacity and the debt cannot be read together
  * without it (a shrinking resize writes the one before the other), and a
  * check here could refuse a release that the locked path accepts. Only a
@@ -337,17 +340,22 @@ static int psem_park(struct psem *sem, long n, unsigned long ip)
 			return -EOVERFLOW;
 		}
 		/*
-		 * RELEASE: orders the caller's critical section before the
-		 * permits reach the hand-off; pairs with the ACQUIRE of the
-		 * RMW in psem_take_parked(), whose locked release passes it
-		 * on (RMW _release to a taker, ->done to a waiter). Every
-		 * RMW of &sem->parked is ordered in its coherence order: one
-		 * that finds the bit set comes before the hand-off's RMW that
+		 * Fully ordered. As a RELEASE: orders the caller's critical
+		 * section before the permits reach the hand-off; pairs with
+		 * the ACQUIRE of the RMW in psem_take_parked(), whose locked
+		 * release passes it on (RMW _release to a taker, ->done to a
+		 * waiter). As a full barrier: orders the bit before whatever
+		 * the caller does once the release returns, even a relaxed
+		 * store that tells the owner, whose psem_sync() reads the
+		 * bit after an smp_mb() (model/litmus/MP+kick+sync+once;
+		 * a lock prefix on x86 either way). Every RMW of
+		 * &sem->parked is ordered in its coherence order: one that
+		 * finds the bit set comes before the hand-off's RMW that
 		 * clears it, which takes its permits.
 		 */
-	} while (!atomic_long_try_cmpxchg_release(&sem->parked, &old,
-						  old + n * PSEM_PARKED_ONE +
-						  PSEM_PARKED_KICK - (old & PSEM_PARKED_KICK)));
+	} while (!atomic_long_try_cmpxchg(&sem->parked, &old,
+					  old + n * PSEM_PARKED_ONE +
+					  PSEM_PARKED_KICK - (old & PSEM_PARKED_KICK)));
 	if (!(old & PSEM_PARKED_KICK)) {
 		/*
 		 * Linked before the work is queued: irq_work_queue()'s claim
@@ -356,7 +364,8 @@ static int psem_park(struct psem *sem, long n, unsigned long ip)
 		 * @sem before this: the bit keeps it off the list until here.
 		 */
 		llist_add(&sem->kick, &psem_kick_list);
-		irq_work_queue(&psem_kick_work);
+		/* Every parking context is non-preemptible: this CPU's. */
+		irq_work_queue(this_cpu_ptr(&psem_kick_work));
 	}
 	return 0;
 }
@@ -364,7 +373,7 @@ static int psem_park(struct psem *sem, long n, unsigned long ip)
 /*
  * Under the queue lock: takes every permit parked on @sem and clears
  * PSEM_PARKED_KICK in one RMW, after which a parking release names @sem
- * again. Fully ordered, so ACQUIRE: pairs with the RELEASE in psem_park().
+ * again. Fully ordered, so ACQUIRE: pairs with the cmpxchg in psem_park().
  */
 static long psem_take_parked(struct psem *sem)
 {
@@ -373,22 +382,21 @@ static long psem_take_parked(struct psem *sem)
 
 /*
  * psem_kick_fn - hand over the permits parked by deferred releases
- * @work: psem_kick_work
+ * @work: a CPU's psem_kick_work
  *
  * Runs where the queue lock may be taken (an irq_work without
  * IRQ_WORK_HARD_IRQ: the irq_work interrupt, which lockdep counts as
- * threadable, on !PREEMPT_RT; the irq_work thread on PREEMPT_RT), and may
- * run on two CPUs at once: each takes the whole list, and hands over the
- * parked permits of every psem on it as a locked release does. An
- * asynchronous callback whose grant comes from here runs here. Inside an
- * RCU read-side section, which psem_kick_exit() waits out.
+ * threadable, on !PREEMPT_RT; the irq_work thread on PREEMPT_RT), on two
+ * CPUs at once when both queued their work: each takes the whole list it
+ * finds, and hands over the parked permits of every psem on it as a
+ * locked release does. An asynchronous callback whose grant comes from
+ * here runs here.
  */
 static void psem_kick_fn(struct irq_work *work)
 {
 	struct llist_node *due = llist_del_all(&psem_kick_list);
 	struct psem *sem, *next;
 
-	rcu_read_lock();
 	/*
 	 * The _safe iterator reads the next psem before the hand-off
 	 * clears @sem's bit, after which a release may link @sem again and
@@ -396,21 +404,28 @@ static void psem_kick_fn(struct irq_work *work)
 	 */
 	llist_for_each_entry_safe(sem, next, due, kick)
 		psem_release_now(sem, 0, true, _THIS_IP_);
-	rcu_read_unlock();
+}
+
+/* At load, before any release: each CPU's hand-off work. */
+void psem_kick_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		init_irq_work(per_cpu_ptr(&psem_kick_work, cpu), psem_kick_fn);
 }
 
 /*
- * When psem.ko goes: no hand-off is queued or running. A run that began
- * beside another may outlive the BUSY bit the other cleared:
- * synchronize_rcu() waits for it to leave psem_kick_fn()'s read-side
- * section. On PREEMPT_RT, where the run is a preemptible thread, a run
- * preempted outside that section is not waited for: a known gap
- * (Documentation/design.rst, "Releases from every context").
+ * When psem.ko goes: no CPU's hand-off is queued or running. Each CPU's
+ * work is queued by that CPU alone, so no run of it overlaps another, and
+ * irq_work_sync() finds it busy until its last run has returned.
  */
 void psem_kick_exit(void)
 {
-	irq_work_sync(&psem_kick_work);
-	synchronize_rcu();
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&psem_kick_work, cpu));
 }
 
 int __psem_release_locked(struct psem *sem, long n, unsigned long ip)

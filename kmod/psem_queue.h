@@ -125,6 +125,7 @@ int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
 		     long timeout) __releases(&sem->lock);
 
 /* Without it. */
+void psem_kick_init(void);
 void psem_kick_exit(void);
 void psem_wake_served(struct psem *sem, struct psem_wake *wake);
 bool psem_cancel(struct psem *sem, struct psem_waiter *w);

@@ -65,3 +65,11 @@ int psem_user_set_context(int bits)
 	current->preempt_count = bits;
 	return old;
 }
+
+/* What loading psem.ko runs before any call (psem_main.c): the hand-off works. */
+void psem_kick_init(void);
+
+static void __attribute__((constructor)) psem_user_module_init(void)
+{
+	psem_kick_init();
+}

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The one hand-off irq_work of every psem (psem_kick_work): two runs of it
- * overlapping on two CPUs against psem_sync() and a free, and many psems
- * with a hand-off due at once (found by a review of the slot table that
- * the list replaced: defer/kick-overlap-* failed on it).
+ * The hand-off of every psem's parked permits (psem_kick_list and the
+ * psem_kick_work of each CPU): two runs overlapping on two CPUs against
+ * psem_sync() and a free, and many psems with a hand-off due at once
+ * (found by a review of the one global work and slot table that the list
+ * and the per-CPU works replaced: defer/kick-overlap-* failed there).
  */
 #include <linux/irq_work.h>
 
