@@ -270,7 +270,10 @@ lint_tree() {
 		note=", W=1 only: sparse did NOT run"
 	fi
 	key=$(clean_key sparse "$kdir" "$rel" "$chk" "$sname" "$conly")
-	if is_clean "$key"; then
+	# Skipped only while WORK still holds the objects of that clean run:
+	# the layers check reads them, and another checkout's run may have
+	# built over them since.
+	if is_clean "$key" && [ "$(cat "$work.key" 2>/dev/null)" = "$key" ]; then
 		stage_done "clean$note (unchanged since a clean run)"
 		return 0
 	fi
@@ -280,7 +283,9 @@ lint_tree() {
 		stage_done FAILED
 		return 0
 	fi
+	rm -f "$work.key"
 	lint_build "$kdir" "$work" "${sargs[@]}"
+	echo "$key" >"$work.key"
 	if [ "$conly" = 1 ]; then
 		lint_out=$(compile_only_filter "$kdir" "$work.dropped" <<<"$lint_out")
 		dropped=$(cat "$work.dropped")
