@@ -15,26 +15,13 @@
 
 struct psem;
 
-TRACE_EVENT(psem_release,
-	    TP_PROTO(struct psem *sem, long n, bool fast),
-	    TP_ARGS(sem, n, fast),
-	    TP_STRUCT__entry(__field(void *, sem)
-			     __field(long, n)
-			     __field(bool, fast)),
-	    TP_fast_assign(__entry->sem = sem;
-			   __entry->n = n;
-			   __entry->fast = fast;),
-	    TP_printk("sem=%p n=%ld path=%s", __entry->sem, __entry->n,
-		      __entry->fast ? "fast" : "locked")
-);
-
 /*
- * A sleeping acquire's wait, begun and ended: the psem, the permits asked
- * for, and one number that each event names for itself when it prints: the
- * permits still needed when the wait begins, the result when it ends. One
- * class: one set of fields, one assign, one copy of the code.
+ * One class for every event: the psem, the permits, and one number that
+ * each event names for itself when it prints (a release's path, fast or
+ * locked; the permits still needed when a wait begins; the result when it
+ * ends). One set of fields, one assign, one copy of the code.
  */
-DECLARE_EVENT_CLASS(psem_wait,
+DECLARE_EVENT_CLASS(psem_event,
 		    TP_PROTO(struct psem *sem, long n, long val),
 		    TP_ARGS(sem, n, val),
 		    TP_STRUCT__entry(__field(void *, sem)
@@ -47,12 +34,22 @@ DECLARE_EVENT_CLASS(psem_wait,
 			      __entry->val)
 );
 
-DEFINE_EVENT(psem_wait, psem_wait_begin,
+/* A release: @val is true for the lock-free path, false for the locked one. */
+DEFINE_EVENT_PRINT(psem_event, psem_release,
+		   TP_PROTO(struct psem *sem, long n, long val),
+		   TP_ARGS(sem, n, val),
+		   TP_printk("sem=%p n=%ld path=%s", __entry->sem, __entry->n,
+			     __entry->val ? "fast" : "locked")
+);
+
+/* A sleeping acquire's wait begins: @val is the permits still needed. */
+DEFINE_EVENT(psem_event, psem_wait_begin,
 	     TP_PROTO(struct psem *sem, long n, long val),
 	     TP_ARGS(sem, n, val)
 );
 
-DEFINE_EVENT_PRINT(psem_wait, psem_wait_end,
+/* It ends: @val is its result, 0 or an error. */
+DEFINE_EVENT_PRINT(psem_event, psem_wait_end,
 		   TP_PROTO(struct psem *sem, long n, long val),
 		   TP_ARGS(sem, n, val),
 		   TP_printk("sem=%p n=%ld ret=%d", __entry->sem, __entry->n,

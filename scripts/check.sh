@@ -320,6 +320,15 @@ run_kernel() {
 	log_part "$log" CONSUMER | grep -q '^psem_consumer:' ||
 		{ echo "check: no psem_consumer: lines in dmesg"; ok=1; }
 	check_consumer_unload "$log" || ok=1
+	# The trace events the guest counted while the consumer ran.
+	local traced
+	traced=$(log_part "$log" TRACE | grep '^trace: ' || true)
+	if [[ $traced =~ ^trace:\ psem_release\ [1-9] ]]; then
+		echo "  $traced"
+	else
+		echo "check: the consumer's run traced no psem_release${traced:+ ($traced)}"
+		ok=1
+	fi
 	# kunit/psem_hostile_test.c skips (and prints no expected-splat
 	# window, which scan_splats checks) without CONFIG_DEBUG_ATOMIC_SLEEP;
 	# on a kernel that has it, a run without a window proved nothing. (Not

@@ -9,7 +9,8 @@
 # initramfs, which check.sh's --suites narrows, as kunit.filter_glob on the
 # command line narrows their suites where the kernel can. Checks the modes
 # of psem's debugfs files, flips its switches and checks that each refuses
-# garbage, loads examples/psem_consumer.ko, prints the stats, then unloads
+# garbage, loads examples/psem_consumer.ko with psem's trace events on and
+# counts what they recorded, prints the stats, then unloads
 # everything. Each part of the output sits between "==== PSEM <part> ===="
 # lines for the host scripts to pick out. Exits non-zero if a step failed.
 
@@ -149,6 +150,25 @@ else
 	echo "stats: write refused (${err##*: })"
 fi
 
+# psem's trace events (kmod/psem_trace.h), on from before the consumer
+# loads: every kernel here has event tracing, so a psem/ events directory
+# that is missing, or a run that records no release, is a failure. Turned
+# on while no psem code runs, and never off: turning a tracepoint's static
+# key while the consumer's timers run through it oopsed a stock 6.12 guest
+# on the int3 of the patch site under multi-threaded TCG (the guest-side
+# flips of psem's own switches run single-threaded, scripts/torture.sh).
+# The count stops the ring buffer instead (tracing_on, a flag, no code
+# patched): reading the trace while it filled hung a stock 6.1 guest.
+tracing=/sys/kernel/tracing
+[ -d "$tracing/events" ] || mount -t tracefs nodev "$tracing" 2>/dev/null
+if [ -d "$tracing/events/psem" ]; then
+	echo 0 >"$tracing/trace"
+	run sh -c "echo 1 >$tracing/events/psem/enable"
+else
+	echo "guest: FAILED: no $tracing/events/psem"
+	failed=1
+fi
+
 part CONSUMER
 run insmod examples/psem_consumer.ko
 dmesg | sed -n 's/^\[[^]]*\] //; /^psem_consumer:/p'
@@ -165,6 +185,20 @@ if [ -r "$view" ]; then
 	cat "$view"
 else
 	echo "guest: no $view"
+fi
+
+part TRACE
+if [ -d "$tracing/events/psem" ]; then
+	echo 0 >"$tracing/tracing_on"
+	fast=$(grep -c 'psem_release: .* path=fast' "$tracing/trace")
+	locked=$(grep -c 'psem_release: .* path=locked' "$tracing/trace")
+	begin=$(grep -c 'psem_wait_begin: .* needed=' "$tracing/trace")
+	end=$(grep -c 'psem_wait_end: .* ret=' "$tracing/trace")
+	echo "trace: psem_release $((fast + locked)) (fast $fast, locked $locked), psem_wait_begin $begin, psem_wait_end $end"
+	if [ $((fast + locked)) = 0 ]; then
+		echo "guest: FAILED: the consumer's run traced no psem_release"
+		failed=1
+	fi
 fi
 
 part STATS

@@ -203,16 +203,14 @@ void tt_check_invariant(struct psem *sem, const char *what)
 			    what, bal, waiters ? "a waiter is linked" : "debt is owed");
 }
 
+/*
+ * A lockless peek (psem_queue_empty() reads &psem.first once): the answer
+ * may be stale by the time the caller acts on it, as it would be the
+ * moment a lock taken for it was dropped.
+ */
 bool tt_has_waiters(struct psem *sem)
 {
-	unsigned long flags;
-	bool waiters;
-
-	spin_lock_irqsave(&sem->lock, flags);
-	/* Under the queue lock, as above. */
-	waiters = !psem_queue_empty(sem);
-	spin_unlock_irqrestore(&sem->lock, flags);
-	return waiters;
+	return !psem_queue_empty(sem);
 }
 
 /*

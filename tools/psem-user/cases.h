@@ -47,16 +47,10 @@ static inline long word(struct psem *sem)
 	return atomic_long_read(&sem->count);
 }
 
-/* Whether any waiter is linked on @sem (under its lock). */
+/* Whether any waiter is linked on @sem: a lockless peek, as in the torture. */
 static inline bool linked(struct psem *sem)
 {
-	unsigned long flags;
-	bool any;
-
-	spin_lock_irqsave(&sem->lock, flags);
-	any = !psem_queue_empty(sem);
-	spin_unlock_irqrestore(&sem->lock, flags);
-	return any;
+	return !psem_queue_empty(sem);
 }
 
 static inline int ld(const int *p)
