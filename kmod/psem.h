@@ -114,9 +114,10 @@ struct psem_waiter;
  *         Protected by @lock.
  * @parked: permits released where @lock may not be taken (NMI, a
  *         hard-only IRQ), times PSEM_PARKED_ONE, or'ed with
- *         PSEM_PARKED_KICK while a hand-off of them is due: one irq_work
- *         for all psems hands them over through the locked path, from a
- *         context where @lock may be taken (psem_park() in psem_queue.c)
+ *         PSEM_PARKED_KICK while a hand-off of them is due: the irq_work
+ *         of the parking CPU, one per CPU for all psems, hands them over
+ *         through the locked path, from a context where @lock may be
+ *         taken (psem_park() in psem_queue.c)
  * @kick:  links the psem into the list of those a hand-off is due for,
  *         while PSEM_PARKED_KICK is set
  *
