@@ -182,6 +182,17 @@ gates() {
 	else
 		echo "kernel-doc -Wall: ${#newc[@]} files clean"
 	fi
+	# The new document, with docutils where installed (make htmldocs
+	# needs Sphinx, which this machine has not).
+	local rst
+	rst=$(command -v rst2html.py || command -v rst2html || true)
+	if [ -n "$rst" ]; then
+		if "$rst" --halt=warning "$tree/Documentation/locking/psem.rst" >/dev/null 2>"$logdir/series-rst.log"; then
+			echo "docutils: Documentation/locking/psem.rst clean"
+		else
+			sed 's/^/  /' "$logdir/series-rst.log"; ok=1
+		fi
+	fi
 	local f gm who nm=0
 	who=$(git -C "$top" config user.email)
 	while read -r f; do
@@ -245,9 +256,14 @@ torture() {
 	"$top/scripts/mkinitramfs.sh" -C "$bout" "$cpio" "$pl" kernel/torture.ko kernel/locking/locktorture.ko
 	PSEM_QEMU_TIMEOUT=${PSEM_QEMU_TIMEOUT:-$((3 * tsecs + 420))} \
 		"$top/scripts/qemu-run.sh" "$bout/arch/x86/boot/bzImage" "$cpio" "$log" || ok=1
-	lines=$(tr -d '\r' <"$log" | sed -n 's/^\[ *[0-9.]*\] //p')
+	lines=$(tr -d '\r' <"$log" | sed 's/^\[ *[0-9.]*\] //')
 	for t in $types; do
-		grep -E "^$t-torture: *(Writes|Reads): " <<<"$lines" | tail -n 2 | sed 's/^/  /'
+		# The type's last statistics before its end of test.
+		awk -v t="$t" '$0 == "series: locktorture torture_type=" t { on = 1 }
+			on && /^Writes:/ { w = $0 }
+			on && /^Reads ?:/ { r = $0 }
+			on && index($0, t "-torture:--- End of test") == 1 {
+				print "  " t ": " w; if (r != "") print "  " t ": " r; exit }' <<<"$lines"
 		if grep -qE "^$t-torture:--- End of test: SUCCESS" <<<"$lines"; then
 			summary+=("locktorture (series, $t): SUCCESS")
 		else

@@ -34,9 +34,10 @@ work=$cache/work/series-gen
 
 name=$(git -C "$top" config user.name) || { echo "series: no git user.name" >&2; exit 2; }
 email=$(git -C "$top" config user.email) || { echo "series: no git user.email" >&2; exit 2; }
-# Reproducible: the same sources give the same files (dates from the
-# project's HEAD, not the clock).
-date=$(git -C "$top" log -1 --format=%cI HEAD)
+# Reproducible: the same sources give the same files (dated by the last
+# commit that changed them, not by the clock).
+date=$(git -C "$top" log -1 --format=%cI HEAD -- kmod kunit upstream scripts/series.sh \
+	Documentation/benchmarks.rst)
 export GIT_AUTHOR_NAME="$name" GIT_AUTHOR_EMAIL="$email" GIT_AUTHOR_DATE="$date"
 export GIT_COMMITTER_NAME="$name" GIT_COMMITTER_EMAIL="$email" GIT_COMMITTER_DATE="$date"
 
@@ -285,11 +286,28 @@ g format-patch -q -O"$tmp/order" --cover-letter --cover-from-description=subject
 
 key=$(series_key "$out")
 results=$cache/series/results-$key.txt
-if [ -f "$results" ]; then
-	sed 's/^/  /' "$results" >"$tmp/matrix"
-else
-	echo "  (scripts/check-series.sh has not run on these patches yet)" >"$tmp/matrix"
-fi
+{
+	cat <<-'EOF'
+	  test                      where
+	  checkpatch.pl --strict    every patch
+	  W=1 build                 after every patch: x86_64, lockdep
+	                            (PROVE_RAW_LOCK_NESTING), KASAN, DEBUG_MUTEXES
+	  kunit.py run (UML)        the whole series, kernel/locking/psem-tests
+	  locktorture, 60 s a type  that x86_64 kernel in QEMU (TCG, 2 vCPUs)
+	  out of tree (the project) the same KUnit suites and a torture module on
+	                            6.1 (lockdep, KASAN), 6.12 PREEMPT_RT, 7.3
+	                            (lockdep, KASAN; KCSAN), Debian's stock
+	                            kernels; a spin model, LKMM litmus tests,
+	                            TSan and an interleaving explorer in userspace
+
+	EOF
+	if [ -f "$results" ]; then
+		echo "  Results for exactly these patches (scripts/check-series.sh):"
+		sed 's/^/    /' "$results"
+	else
+		echo "  (scripts/check-series.sh has not run on these patches yet)"
+	fi
+} >"$tmp/matrix"
 cover=$(echo "$out"/0000-*.patch)
 awk -v b="$tmp/bench" -v m="$tmp/matrix" '
 	$0 == "@BENCH@" { while ((getline l < b) > 0) print l; next }
