@@ -170,13 +170,14 @@ insert_after() {
 }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# series_key DIR: the key of the patches in DIR (not the cover letter),
+# series_key DIR: the key of the patches in DIR (not the cover letter, not
+# their dates),
 # under which scripts/check-series.sh records its results.
 series_key() {
 	local f
 	for f in "$1"/*.patch; do
 		case ${f##*/} in 0000-*) ;; *) cat "$f" ;; esac
-	done | sha256sum | cut -c1-12
+	done | grep -vE '^(From [0-9a-f]{40} |Date: )' | sha256sum | cut -c1-12
 }
 # text NAME: upstream/NAME without its header comment, in $tmp/NAME.
 text() { strip_head "$up/$1" >"$tmp/$1"; echo "$tmp/$1"; }
