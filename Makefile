@@ -15,7 +15,7 @@ KDIR	?= /lib/modules/$(KVER)/build
 PWD	:= $(CURDIR)
 
 # Script-backed targets: `make X` runs scripts/X.sh.
-SCRIPTS	:= demo lint torture bench bench-native bench-xfs
+SCRIPTS	:= demo lint torture bench bench-native bench-xfs series
 
 # `make check` / `make kunit`: stages, test kernels and KUnit suites by name
 # (scripts/check.sh --only, --kernels, --suites), from the command line
@@ -32,7 +32,7 @@ PSEM_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' "$(CURDIR)/d
 DKMS_SRC := /usr/src/psem-$(PSEM_VERSION)
 
 .PHONY: all modules examples clean kdir dkms-install dkms-uninstall explore \
-	check kunit help $(SCRIPTS)
+	check kunit series-check help $(SCRIPTS)
 
 all: modules examples
 
@@ -96,6 +96,10 @@ check:
 kunit:
 	bash scripts/check.sh --only kunit $(select_args)
 
+# Not a stage of make check (yet): its time is the lead's to budget.
+series-check:
+	bash scripts/check-series.sh
+
 help:
 	@echo 'targets:'
 	@echo '  all (default)   psem.ko, the KUnit modules (kernels with KUnit) and the example consumer'
@@ -107,6 +111,8 @@ help:
 	@echo '  explore         the interleaving explorer and its mutants (userspace)'
 	@echo '  bench | bench-native | bench-xfs   the benchmarks (Documentation/benchmarks.rst)'
 	@echo '  demo            boot a Debian stock kernel in QEMU and show psem working'
+	@echo '  series          the patch series against Linux 7.3.4, generated into ./series (SERIES_OUT)'
+	@echo '  series-check    apply it to 7.3.4: checkpatch, W=1 build at every patch, kunit.py (UML), locktorture'
 	@echo '  dkms-install | dkms-uninstall      (root) psem through DKMS for KVER'
 	@echo 'variables:'
 	@echo '  KVER=<uname -r>, KDIR=DIR   the kernel to build against (default the running one)'
