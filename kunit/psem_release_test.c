@@ -71,6 +71,13 @@ static void psem_test_handoff(struct kunit *test)
 	psem_test_reap_all(test);
 }
 
+/* Turns the fast_release switch to @on and sees that it took. */
+static void psem_test_fast_release(struct kunit *test, bool on)
+{
+	psem_set_fast_release(on);
+	KUNIT_EXPECT_EQ(test, psem_fast_release_enabled(), on);
+}
+
 static void psem_test_locked_on_positive(struct kunit *test)
 {
 	struct psem *sem = psem_test_sem(test, 2);
@@ -80,15 +87,13 @@ static void psem_test_locked_on_positive(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psem_available(sem), 3L);
 	PSEM_TEST_EXPECT_RELEASE_STATS(test, 0, 1);
 
-	psem_set_fast_release(false);
-	KUNIT_EXPECT_FALSE(test, psem_fast_release_enabled());
+	psem_test_fast_release(test, false);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 3), 0);
 	KUNIT_EXPECT_EQ(test, psem_available(sem), 7L);
 	PSEM_TEST_EXPECT_RELEASE_STATS(test, 0, 3);
 
-	psem_set_fast_release(true);
-	KUNIT_EXPECT_TRUE(test, psem_fast_release_enabled());
+	psem_test_fast_release(test, true);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
 	PSEM_TEST_EXPECT_RELEASE_STATS(test, 1, 3);
 	PSEM_TEST_EXPECT_IDLE(test, sem, 8);
