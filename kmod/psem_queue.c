@@ -317,11 +317,11 @@ static DEFINE_PER_CPU(struct irq_work, psem_kick_work);
  * set), links @sem into psem_kick_list and queues this CPU's
  * psem_kick_work, both NMI-safe, to hand the parked permits over as a
  * locked release would, debt first and then FIFO. Its count is judged
- * there, under the lock
- * (psem_parked_fit()): the capacity and the debt cannot be read together
- * without it (a shrinking resize writes the one before the other), and a
- * check here could refuse a release that the locked path accepts. Only a
- * sum that no holders could ever return is refused now, changing nothing.
+ * there, under the lock (psem_parked_fit()): the capacity and the debt
+ * cannot be read together without it (a shrinking resize writes the one
+ * before the other), and a check here could refuse a release that the
+ * locked path accepts. Only a sum that no holders could ever return is
+ * refused now, changing nothing.
  *
  * The release touches @sem last in its llist_add(), while the bit it set
  * is still set: only the hand-off's RMW under the queue lock clears it,
