@@ -26,13 +26,17 @@
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
 #define PSEM_NS			"PSEM"
 #define PSEM_KNOBS_NS		"PSEM_KNOBS"
+#define PSEM_KUNIT_NS		"PSEM_KUNIT"
 #else
 #define PSEM_NS			PSEM
 #define PSEM_KNOBS_NS		PSEM_KNOBS
+#define PSEM_KUNIT_NS		PSEM_KUNIT
 #endif
 #define __PSEM_EXPORT_NS(sym, ns)	EXPORT_SYMBOL_NS_GPL(sym, ns)
 #define EXPORT_SYMBOL_PSEM(sym)		__PSEM_EXPORT_NS(sym, PSEM_NS)
 #define EXPORT_SYMBOL_PSEM_KNOBS(sym)		__PSEM_EXPORT_NS(sym, PSEM_KNOBS_NS)
+/* The KUnit suites' helper library, kunit/psem_test_lib.c. */
+#define EXPORT_SYMBOL_PSEM_KUNIT(sym)		__PSEM_EXPORT_NS(sym, PSEM_KUNIT_NS)
 
 /*
  * hrtimer_setup() sets the callback with the rest, from 6.13 ("hrtimers:

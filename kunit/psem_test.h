@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * psem_test: the helper library of psem's KUnit suites. Its functions live
- * in kunit/psem_test_lib.c, whose object kunit/Kbuild links into every test
- * module that includes this header; here are the types, the declarations,
+ * in kunit/psem_test_lib.c and psem_test_fix.c, one module of their own
+ * (psem_kunit_lib.ko) exporting them in namespace PSEM_KUNIT, which every
+ * suite defined below imports; here are the types, the declarations,
  * and what must be a macro (a condition to poll, an expectation that names
  * the expression it checks) or is a one-line accessor.
  *
@@ -27,8 +28,8 @@
  *    reads it with an ACQUIRE load once the helper is done, then asserts.
  *  - Everything a helper touches outlives an aborted test function: a
  *    thread's state comes from kunit_kzalloc(), freed after the exit hook;
- *    a fixture is leaked, with this module pinned, if one of its workers
- *    cannot be stopped.
+ *    a fixture is leaked, with the library's module and the suite's
+ *    pinned, if one of its workers cannot be stopped.
  *  - Waits are bounded polls that fail the test when a generous bound
  *    (PSEM_TEST_HANG_GUARD) passes without progress: hang guards, not
  *    timing assertions. They poll once a jiffy with psem_test_nap().
@@ -46,6 +47,7 @@
 #include <linux/atomic.h>
 #include <linux/irq_work.h>
 #include <linux/jiffies.h>
+#include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -285,6 +287,7 @@ void psem_test_exit(struct kunit *test);
 	kunit_test_suites(&psem_test_suite);				\
 	MODULE_IMPORT_NS(PSEM_NS);					\
 	MODULE_IMPORT_NS(PSEM_KNOBS_NS);				\
+	MODULE_IMPORT_NS(PSEM_KUNIT_NS);				\
 	MODULE_LICENSE("GPL");						\
 	MODULE_DESCRIPTION(desc)
 
@@ -710,6 +713,7 @@ struct psem_test_irq {
  * @nr:        workers started
  * @max:       workers @t has room for
  * @leak:      a worker could not be stopped: free nothing
+ * @owner:     the suite's module, whose functions a worker may run
  * @t:         the workers
  */
 struct psem_test_fix {
@@ -737,14 +741,18 @@ struct psem_test_fix {
 	unsigned int		nr;
 	unsigned int		max;
 	bool			leak;
+	struct module		*owner;
 	struct psem_test_worker	t[];
 };
 
 int psem_test_suite_init(struct kunit_suite *suite);
 void psem_test_case_exit(struct kunit *test);
 
-struct psem_test_fix *psem_test_fix_new(struct kunit *test,
-					unsigned int max_workers);
+struct psem_test_fix *__psem_test_fix_new(struct kunit *test,
+					  unsigned int max_workers,
+					  struct module *owner);
+#define psem_test_fix_new(test, max_workers)				\
+	__psem_test_fix_new(test, max_workers, THIS_MODULE)
 int psem_test_pool_init(struct psem_test_fix *fix, unsigned int capacity);
 void psem_test_fix_free(struct kunit *test, struct psem_test_fix *fix);
 struct psem_test_worker *psem_test_start(struct kunit *test,

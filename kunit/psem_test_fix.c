@@ -2,8 +2,8 @@
 /*
  * psem_test: the lock fixture of psem's KUnit suites and its workers
  * (struct psem_test_fix, struct psem_test_worker in psem_test.h), for the
- * suites of psem_rwlock, psem_mutex and psem_pool. kunit/Kbuild links a
- * copy of this file into each of their modules, beside psem_test_lib.c's.
+ * suites of psem_rwlock, psem_mutex and psem_pool. Part of the library
+ * module, psem_kunit_lib.ko, with psem_test_lib.c.
  */
 #include <kunit/test.h>
 #include <linux/cpumask.h>
@@ -21,7 +21,8 @@
 
 /*
  * What psem_test_suite_init() saw, for psem_test_case_exit() to restore:
- * one copy per module, as this file is linked into each.
+ * one copy for every suite, which is enough because the suites run one
+ * module at a time (each during its insmod).
  */
 static bool saved_fast, saved_flag, saved_zero, saved_stats;
 
@@ -39,6 +40,7 @@ int psem_test_suite_init(struct kunit_suite *suite)
 	saved_stats = psem_stats_enabled();
 	return 0;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_suite_init);
 
 /**
  * psem_test_case_exit() - a suite's .exit: restore the switches
@@ -54,19 +56,22 @@ void psem_test_case_exit(struct kunit *test)
 	psem_set_zero_release(saved_zero);
 	psem_set_stats(saved_stats);
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_case_exit);
 
 /**
- * psem_test_fix_new() - a fixture with its rwlock and mutex initialised
+ * __psem_test_fix_new() - a fixture with its rwlock and mutex initialised
  * @test:        the test case; out of memory fails it and ends it here
  * @max_workers: the most workers it will start
+ * @owner:       the calling suite's module (psem_test_fix_new() passes it)
  *
  * Not kunit_kzalloc(): a fixture whose worker cannot be stopped must
  * outlive the test (see psem_test_fix_free()).
  *
  * Return: the fixture.
  */
-struct psem_test_fix *psem_test_fix_new(struct kunit *test,
-					unsigned int max_workers)
+struct psem_test_fix *__psem_test_fix_new(struct kunit *test,
+					  unsigned int max_workers,
+					  struct module *owner)
 {
 	struct psem_test_fix *fix;
 	unsigned int i;
@@ -74,6 +79,7 @@ struct psem_test_fix *psem_test_fix_new(struct kunit *test,
 	fix = kzalloc(struct_size(fix, t, max_workers), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, fix);
 	fix->max = max_workers;
+	fix->owner = owner;
 	psem_rwlock_init(&fix->rw);
 	psem_mutex_init(&fix->mx);
 	spin_lock_init(&fix->atomic_lock);
@@ -81,6 +87,7 @@ struct psem_test_fix *psem_test_fix_new(struct kunit *test,
 		fix->objp[i] = &fix->obj[i];
 	return fix;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(__psem_test_fix_new);
 
 /**
  * psem_test_pool_init() - initialise the fixture's pool on its objects
@@ -96,6 +103,7 @@ int psem_test_pool_init(struct psem_test_fix *fix, unsigned int capacity)
 	fix->pool_live = !ret;
 	return ret;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_pool_init);
 
 /**
  * psem_test_fix_free() - free a fixture, unless a stuck worker may use it
@@ -112,6 +120,7 @@ void psem_test_fix_free(struct kunit *test, struct psem_test_fix *fix)
 		psem_pool_destroy(&fix->pool);
 	kfree(fix);
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_fix_free);
 
 /* Creates a worker, bound to @cpu unless it is negative; does not wake it. */
 static struct psem_test_worker *
@@ -166,6 +175,7 @@ struct psem_test_worker *psem_test_start(struct kunit *test,
 		wake_up_process(w->task);
 	return w;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_start);
 
 /* The psem under the lock that @op takes. */
 static struct psem *psem_test_op_sem(struct psem_test_fix *fix,
@@ -201,6 +211,7 @@ struct psem_test_worker *psem_test_queue(struct kunit *test,
 		return NULL;
 	return w;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_queue);
 
 /**
  * psem_test_queue_all() - queue step workers, one after another
@@ -226,6 +237,7 @@ bool psem_test_queue_all(struct kunit *test, struct psem_test_fix *fix,
 	}
 	return true;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_queue_all);
 
 /*
  * Starts @per_cpu stress workers running @fn on every online CPU. Returns
@@ -271,8 +283,8 @@ static bool psem_test_all_finished_within(struct psem_test_fix *fix)
  *
  * Workers that do not finish fail the case and get a SIGKILL (every worker
  * allows it) in case they are stuck in a killable wait. Any still stuck
- * after that are leaked, fixture and all, and pin this module: they sleep
- * with return addresses in it.
+ * after that are leaked, fixture and all, and pin this module and the
+ * suite's: they sleep with return addresses in either.
  */
 void psem_test_stop_all(struct kunit *test, struct psem_test_fix *fix)
 {
@@ -294,8 +306,10 @@ void psem_test_stop_all(struct kunit *test, struct psem_test_fix *fix)
 		if (!w->task)
 			continue;
 		if (psem_test_state(w) != PSEM_TEST_FINISHED) {
-			if (!fix->leak)
+			if (!fix->leak) {
 				__module_get(THIS_MODULE);
+				__module_get(fix->owner);
+			}
 			fix->leak = true;
 			continue;
 		}
@@ -304,6 +318,7 @@ void psem_test_stop_all(struct kunit *test, struct psem_test_fix *fix)
 		w->task = NULL;
 	}
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_stop_all);
 
 /**
  * psem_test_finish() - end a fixture's case
@@ -326,6 +341,7 @@ void psem_test_finish(struct kunit *test, struct psem_test_fix *fix,
 	}
 	psem_test_fix_free(test, fix);
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_finish);
 
 /* Takes @fix's lock as @op says; a pool get stores its object in @obj. */
 static int psem_test_lock(struct psem_test_fix *fix,
@@ -388,6 +404,7 @@ void psem_test_take(struct psem_test_fix *fix, enum psem_test_lock_op op)
 	psem_test_lock(fix, op, NULL);	/* a plain lock call: cannot fail */
 	fix->held = op;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_take);
 
 /**
  * psem_test_drop() - release what the test holds, if anything
@@ -398,6 +415,7 @@ void psem_test_drop(struct psem_test_fix *fix)
 	psem_test_unlock(fix, fix->held, NULL);
 	fix->held = PSEM_TEST_NO_LOCK;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_drop);
 
 /* Holds until the test says go; bounded in case the test died. */
 static void psem_test_wait_go(struct psem_test_worker *w)
@@ -435,6 +453,7 @@ int psem_test_step_fn(void *arg)
 	psem_test_set_state(w, PSEM_TEST_FINISHED);
 	return 0;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_step_fn);
 
 /*
  * Waits for the stress workers to finish; @fix->progress counts their
@@ -521,6 +540,7 @@ bool psem_test_stress(struct kunit *test, struct psem_test_fix *fix,
 	KUNIT_EXPECT_EQ(test, errors, 0UL);
 	return true;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_stress);
 
 /**
  * psem_test_run_atomic() - run a function under a spinlock, irqs off
@@ -539,6 +559,7 @@ unsigned long psem_test_run_atomic(struct psem_test_fix *fix,
 	spin_unlock_irqrestore(&fix->atomic_lock, flags);
 	return bad;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_run_atomic);
 
 static void psem_test_irq_fn(struct irq_work *work)
 {
@@ -577,3 +598,4 @@ unsigned long psem_test_run_hardirq(struct kunit *test,
 	KUNIT_EXPECT_TRUE(test, p->hardirq);
 	return p->bad;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_run_hardirq);

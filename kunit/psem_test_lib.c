@@ -3,11 +3,11 @@
  * psem_test: the helper library of psem's KUnit suites (see psem_test.h for
  * the rules its helpers follow); the lock fixture is in psem_test_fix.c.
  *
- * kunit/Kbuild compiles this file once per test module and links the copy
- * into it, rather than building one module that exports these helpers: the
- * guest loads the kunit modules in sorted order, which a library module
- * would have to precede. Nothing here is exported; each module's copy
- * serves only that module's suite.
+ * With the fixture, this is one module, psem_kunit_lib.ko, that exports its
+ * functions in namespace PSEM_KUNIT: compiled once, not once per suite, and
+ * loaded before the suites (the guest loads it first, modprobe by its
+ * symbols). As KUnit's own helper modules do (drm_kunit_helpers), it holds
+ * no suite.
  */
 #include <kunit/test.h>
 #include <linux/cpumask.h>
@@ -94,6 +94,7 @@ u32 psem_test_rand(u32 *state)
 	*state = x;
 	return x;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_rand);
 
 /**
  * psem_test_spawn() - start a helper kthread
@@ -132,6 +133,7 @@ struct psem_test_thread *psem_test_spawn(struct kunit *test,
 	wake_up_process(task);
 	return t;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_spawn);
 
 /**
  * psem_test_spawn_per_cpu() - start copies of a helper on every online CPU
@@ -156,6 +158,7 @@ unsigned int psem_test_spawn_per_cpu(struct kunit *test,
 			psem_test_spawn(test, tmpl, cpu);
 	return started;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_spawn_per_cpu);
 
 /**
  * psem_test_wait_done() - wait for a helper to finish
@@ -188,6 +191,7 @@ bool psem_test_wait_done(struct psem_test_thread *t)
 	}
 	return true;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_wait_done);
 
 /**
  * psem_test_all_done() - whether every helper of a set has finished
@@ -205,6 +209,7 @@ bool psem_test_all_done(struct psem_test_thread **t, unsigned int nr)
 			return false;
 	return true;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_all_done);
 
 /**
  * psem_test_progress_sum() - the progress of a set of helpers, summed
@@ -224,6 +229,7 @@ unsigned long psem_test_progress_sum(struct psem_test_thread **t,
 		sum += READ_ONCE(t[i]->progress);
 	return sum;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_progress_sum);
 
 /**
  * psem_test_expect_all_ok() - expect every helper of the test to return 0
@@ -237,6 +243,7 @@ void psem_test_expect_all_ok(struct kunit *test)
 	for (i = 0; i < ctx->nr; i++)
 		KUNIT_EXPECT_EQ_MSG(test, ctx->thread[i]->ret, 0, "helper %u", i);
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_expect_all_ok);
 
 /**
  * psem_test_unstick() - try to free a hung helper
@@ -255,6 +262,7 @@ void psem_test_unstick(struct psem_test_thread *t)
 	if (t->sem && t->n > 0)
 		psem_release(t->sem, t->n);
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_unstick);
 
 /**
  * psem_test_reap() - wait for a helper to finish, and stop it
@@ -280,6 +288,7 @@ void psem_test_reap(struct kunit *test, struct psem_test_thread *t)
 	kthread_stop(t->task);
 	t->task = NULL;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_reap);
 
 /**
  * psem_test_reap_all() - psem_test_reap() every helper of the test
@@ -293,6 +302,7 @@ void psem_test_reap_all(struct kunit *test)
 	for (i = 0; i < ctx->nr; i++)
 		psem_test_reap(test, ctx->thread[i]);
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_reap_all);
 
 /**
  * psem_test_post_step() - let the helpers waiting for up to @step go on
@@ -305,6 +315,7 @@ void psem_test_post_step(struct psem_test_ctx *ctx, unsigned int step)
 	smp_store_release(&ctx->step, step);
 	wake_up_all(&ctx->step_wq);
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_post_step);
 
 /**
  * psem_test_wait_step() - sleep until the test posts a step
@@ -322,6 +333,7 @@ bool psem_test_wait_step(struct psem_test_thread *t, unsigned int step)
 			READ_ONCE(ctx->abort));
 	return !READ_ONCE(ctx->abort);
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_wait_step);
 
 /* The switches every case of a psem_test_init() suite starts from. */
 static void psem_test_defaults(void)
@@ -352,6 +364,7 @@ int psem_test_init(struct kunit *test)
 	psem_test_defaults();
 	return 0;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_init);
 
 /**
  * psem_test_exit() - a suite's .exit: reap every helper, default switches
@@ -367,6 +380,7 @@ void psem_test_exit(struct kunit *test)
 	psem_test_reap_all(test);
 	psem_test_defaults();
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_exit);
 
 /* ==== waiters and a psem's state ==== */
 
@@ -390,6 +404,7 @@ int psem_test_waiter_fn(struct psem_test_thread *t)
 	}
 	return -EINVAL;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_waiter_fn);
 
 /**
  * psem_test_waiter() - start a helper that acquires once
@@ -413,6 +428,7 @@ struct psem_test_thread *psem_test_waiter(struct kunit *test,
 
 	return psem_test_spawn(test, &tmpl, -1);
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_waiter);
 
 /**
  * psem_test_nr_waiters() - the waiters linked on a psem's queue
@@ -433,6 +449,7 @@ unsigned int psem_test_nr_waiters(struct psem *sem)
 	spin_unlock_irq(&sem->lock);
 	return nr;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_nr_waiters);
 
 /**
  * psem_test_linked_waiter() - start a waiter and wait until it is linked
@@ -460,6 +477,7 @@ struct psem_test_thread *psem_test_linked_waiter(struct kunit *test,
 			      "waiter %u not linked", t->id);
 	return t;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_linked_waiter);
 
 /**
  * psem_test_sem() - a psem that lives until the test case is over
@@ -476,6 +494,7 @@ struct psem *psem_test_sem(struct kunit *test, long permits)
 	psem_init(sem, permits);
 	return sem;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_sem);
 
 /**
  * psem_test_capped_sem() - psem_test_sem() with a capacity
@@ -492,6 +511,7 @@ struct psem *psem_test_capped_sem(struct kunit *test, long capacity)
 	KUNIT_ASSERT_EQ(test, psem_init_capacity(sem, capacity), 0);
 	return sem;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_capped_sem);
 
 static int psem_test_quiesce_fn(struct psem_test_thread *t)
 {
@@ -523,6 +543,7 @@ struct psem_test_thread *psem_test_quiescer(struct kunit *test,
 			      "quiesce not linked");
 	return t;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_quiescer);
 
 /**
  * psem_test_snapshot() - take a &struct psem_test_snapshot of a psem
@@ -542,6 +563,7 @@ struct psem_test_snapshot psem_test_snapshot(struct psem *sem)
 
 	return s;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_snapshot);
 
 /**
  * psem_test_expect_unchanged() - expect a psem to hold what it held
@@ -568,6 +590,7 @@ void psem_test_expect_unchanged(struct kunit *test, struct psem *sem,
 	KUNIT_EXPECT_EQ_MSG(test, now.waiters, was->waiters, "%s: waiters",
 			    what);
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_expect_unchanged);
 
 /* ==== asynchronous waiters ==== */
 
@@ -594,6 +617,7 @@ void psem_test_req_fn(struct psem_async *aw, int result)
 	/* Publishes the fields above; pairs with psem_test_calls(). */
 	smp_store_release(&r->calls, r->calls + 1);
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_req_fn);
 
 /**
  * psem_test_req_new() - a request that lives until the case is over
@@ -610,6 +634,7 @@ struct psem_test_req *psem_test_req_new(struct kunit *test, struct psem *sem)
 	r->sem = sem;
 	return r;
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_req_new);
 
 /* ==== statistics ==== */
 
@@ -623,6 +648,7 @@ void psem_test_stats_start(void)
 	psem_set_stats(true);
 	psem_stats_reset();
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_stats_start);
 
 /**
  * psem_test_stats_on() - psem_test_stats_start() under the default rule
@@ -636,6 +662,7 @@ void psem_test_stats_on(void)
 	psem_set_zero_release(true);
 	psem_test_stats_start();
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_stats_on);
 
 /**
  * psem_test_stat() - one statistic counted since psem_test_stats_start()
@@ -650,6 +677,7 @@ u64 psem_test_stat(enum psem_stat s)
 	psem_stats_snapshot(&snap);
 	return snap.count[s];
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_stat);
 
 /**
  * psem_test_expect_releases() - expect so many releases of each kind
@@ -670,3 +698,9 @@ void psem_test_expect_releases(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, now.count[PSEM_STAT_LOCKED_RELEASE] -
 			before->count[PSEM_STAT_LOCKED_RELEASE], locked);
 }
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_expect_releases);
+
+MODULE_IMPORT_NS(PSEM_NS);
+MODULE_IMPORT_NS(PSEM_KNOBS_NS);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Helper library of psem's KUnit suites");

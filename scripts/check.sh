@@ -276,7 +276,8 @@ check_consumer_unload() {
 # (a directory holding kmod/psem.ko and examples/psem_consumer.ko) nothing
 # is built. Returns 2 if the only problem is failed KUnit tests.
 # The guest loads every kunit/*.ko in its initramfs: all that were built,
-# or, with --suites, those that hold a suite it matches, and its command
+# or, with --suites, those that hold a suite it matches (with the suites'
+# library, psem_kunit_lib.ko, whenever one is there), and its command
 # line then carries kunit.filter_glob.
 run_kernel() {
 	local name=$1 kernel=$2 kdir=$3 label=${4:-$1} work=${5:-$cache/work/$1}
@@ -289,10 +290,12 @@ run_kernel() {
 	for ko in "$work"/kunit/*.ko; do
 		[ -f "$ko" ] || continue
 		built=1 m=${ko##*/}
+		[ "$m" != psem_kunit_lib.ko ] || continue	# the suites' library
 		[ -z "$suites" ] || [ -n "$(module_suites "${m%.ko}" | suites_matching)" ] ||
 			continue
 		kos+=("kunit/$m") && kunit=1
 	done
+	[ $kunit = 0 ] || kos+=(kunit/psem_kunit_lib.ko)
 	if [ $built = 1 ] && [ -n "$suites" ]; then
 		if [ $kunit = 0 ]; then
 			echo "check: no module in $work/kunit holds a suite matching '$suite_glob'" \

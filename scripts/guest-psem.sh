@@ -4,8 +4,9 @@
 # runs as /payload in the initramfs from scripts/mkinitramfs.sh, in /psem,
 # and refuses to run anywhere else: it loads modules).
 #
-# Loads kmod/psem.ko, then each kunit/*.ko in sorted order (their suites run
-# at load; their kernel log follows each): those the host put in the
+# Loads kmod/psem.ko, the suites' helper library (kunit/psem_kunit_lib.ko),
+# then each other kunit/*.ko in sorted order (their suites run at load;
+# their kernel log follows each): those the host put in the
 # initramfs, which check.sh's --suites narrows, as kunit.filter_glob on the
 # command line narrows their suites where the kernel can. Checks the modes
 # of psem's debugfs files, flips its switches and checks that each refuses
@@ -77,9 +78,13 @@ load_kunit() {
 # reads on the console) still reach it; the KTAP's KERN_INFO lines do not.
 read -r console_level _ </proc/sys/kernel/printk
 dmesg -n 6
+# The suites' helper library first: they import its symbols (insmod does
+# not load what a module depends on). It holds no suite and prints no KTAP.
+lib=kunit/psem_kunit_lib.ko
+[ ! -f "$lib" ] || { run insmod "$lib" && loaded="psem_kunit_lib $loaded"; }
 for ko in kunit/*.ko; do	# the shell sorts a glob's matches
 	[ -f "$ko" ] || continue
-	case $ko in *lockdep*) continue ;; esac
+	case $ko in *lockdep* | "$lib") continue ;; esac
 	load_kunit "$ko"
 done
 dmesg -n "$console_level"
@@ -159,9 +164,14 @@ fi
 # flips of psem's own switches run single-threaded, scripts/torture.sh).
 # The count stops the ring buffer instead (tracing_on, a flag, no code
 # patched): reading the trace while it filled hung a stock 6.1 guest.
+# record-cmd goes off first: with it on, the first event enabled also
+# hooks sched_switch to record task names, and turning that key while
+# the other CPU schedules oopsed an RT 6.12 guest in __schedule (CI).
 tracing=/sys/kernel/tracing
 [ -d "$tracing/events" ] || mount -t tracefs nodev "$tracing" 2>/dev/null
 if [ -d "$tracing/events/psem" ]; then
+	echo 0 >"$tracing/options/record-cmd"
+	echo 0 >"$tracing/options/record-tgid"
 	echo 0 >"$tracing/trace"
 	run sh -c "echo 1 >$tracing/events/psem/enable"
 else
@@ -190,10 +200,14 @@ fi
 part TRACE
 if [ -d "$tracing/events/psem" ]; then
 	echo 0 >"$tracing/tracing_on"
-	fast=$(grep -c 'psem_release: .* path=fast' "$tracing/trace")
-	locked=$(grep -c 'psem_release: .* path=locked' "$tracing/trace")
-	begin=$(grep -c 'psem_wait_begin: .* needed=' "$tracing/trace")
-	end=$(grep -c 'psem_wait_end: .* ret=' "$tracing/trace")
+	# Read once: the kernel formats every event on each read of the file
+	# (about 3 s a pass on the debug kernels).
+	cat "$tracing/trace" >/tmp/trace
+	fast=$(grep -c 'psem_release: .* path=fast' /tmp/trace)
+	locked=$(grep -c 'psem_release: .* path=locked' /tmp/trace)
+	begin=$(grep -c 'psem_wait_begin: .* needed=' /tmp/trace)
+	end=$(grep -c 'psem_wait_end: .* ret=' /tmp/trace)
+	rm -f /tmp/trace
 	echo "trace: psem_release $((fast + locked)) (fast $fast, locked $locked), psem_wait_begin $begin, psem_wait_end $end"
 	if [ $((fast + locked)) = 0 ]; then
 		echo "guest: FAILED: the consumer's run traced no psem_release"

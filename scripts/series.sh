@@ -17,9 +17,8 @@
 # The transformation for the tree (upstream/README says why each):
 # no psem_compat.h (7.3's spellings: string namespaces, hrtimer_setup());
 # public headers as <linux/psem*.h>; psem_main.c's module init as an
-# initcall; the KUnit helper library as one module of its own, whose
-# functions are exported in namespace PSEM_KUNIT; the project's
-# Documentation/design.rst and api.rst references as the in-tree
+# initcall; the KUnit suites count their cases with COUNT_ARGS(); the
+# project's Documentation/design.rst and api.rst references as the in-tree
 # Documentation/locking/psem.rst.
 set -euo pipefail
 
@@ -69,6 +68,8 @@ kfile() {
 	mkdir -p "$(dirname "$d")"
 	case $2 in kernel/locking/psem-tests/*) inc_knobs='"..\/psem_knobs.h"' ;; esac
 	sed -e 's/EXPORT_SYMBOL_PSEM_KNOBS(\([A-Za-z0-9_]*\))/EXPORT_SYMBOL_NS_GPL(\1, "PSEM_KNOBS")/' \
+	    -e 's/EXPORT_SYMBOL_PSEM_KUNIT(\([A-Za-z0-9_]*\))/EXPORT_SYMBOL_NS_GPL(\1, "PSEM_KUNIT")/' \
+	    -e 's/MODULE_IMPORT_NS(PSEM_KUNIT_NS);/MODULE_IMPORT_NS("PSEM_KUNIT");/' \
 	    -e 's/EXPORT_SYMBOL_PSEM(\([A-Za-z0-9_]*\))/EXPORT_SYMBOL_NS_GPL(\1, "PSEM")/' \
 	    -e '/^#include "psem_compat.h"/d' \
 	    -e 's/^#include "\(psem\|psem_mutex\|psem_rwlock\|psem_pool\|psem_sem\)\.h"/#include <linux\/\1.h>/' \
@@ -111,10 +112,6 @@ kfile() {
 		sed -i 's/^\(static int __init\) psem_module_init(void)$/\1 psem_boot_init(void)/; s/^device_initcall(psem_module_init);$/device_initcall(psem_boot_init);/' "$d"
 		! grep -q 'module_exit\|MODULE_' "$d" || { echo "series: psem_main.c still modular" >&2; exit 1; } ;;
 	kernel/locking/psem-tests/psem_test.h)
-		# The library is a module of its own (psem_kunit_lib.ko): every
-		# suite imports its namespace.
-		sed -i 's/^\(\tMODULE_IMPORT_NS(PSEM_KNOBS_NS);\)\(\t*\)\\$/\1\2\\\n\tMODULE_IMPORT_NS("PSEM_KUNIT");\t\t\t\t\\/' "$d"
-		grep -q 'MODULE_IMPORT_NS("PSEM_KUNIT")' "$d" || { echo "series: psem_test.h: no PSEM_KUNIT import" >&2; exit 1; }
 		# 7.3's COUNT_ARGS() counts to 15 (6.1's to 12, hence the
 		# library's own counter, whose placeholders checkpatch flags).
 		perl -0pi -e 's/ The count is\n \* the library.s own: the kernel.s COUNT_ARGS\(\) stops at 12 in Linux 6\.1\.\n \*\/\n#define __PSEM_NR_CASES\(\.\.\.\).*?_20, n, \.\.\.\) n\n/ The count is\n * COUNT_ARGS()\x27s, which counts to 15.\n *\/\n#define __PSEM_NR_CASES(...)\tCOUNT_ARGS(__VA_ARGS__)\n/s;
@@ -122,25 +119,6 @@ kfile() {
 			      s/^(#include <linux\/atomic.h>)$/#include <linux\/args.h>\n$1/m' "$d"
 		if ! grep -q 'COUNT_ARGS(__VA_ARGS__)' "$d" || grep -q '__PSEM_NR_CASES_N' "$d"; then
 			echo "series: psem_test.h: the case counter was not replaced" >&2; exit 1
-		fi ;;
-	kernel/locking/psem-tests/psem_test_lib.c | kernel/locking/psem-tests/psem_test_fix.c)
-		# Export each function the header declares: the non-static
-		# definitions at column 0, after the closing brace of each.
-		awk '/^static/ { st = 1 }
-		     /^[A-Za-z_].*\(/ && !/;$/ && !/^static/ && !prev_static {
-			fn = $0; sub(/\(.*/, "", fn); sub(/.*[ *]/, "", fn); cur = fn }
-		     { prev_static = ($0 ~ /^static/ && $0 !~ /[;{]$/ && $0 !~ /\(/) }
-		     { print }
-		     /^}$/ && cur != "" { print "EXPORT_SYMBOL_NS_GPL(" cur ", \"PSEM_KUNIT\");"; cur = "" }' \
-			"$d" >"$d.tmp" && mv "$d.tmp" "$d"
-		if [ "${2##*/}" = psem_test_lib.c ]; then
-			cat >>"$d" <<-'EOF'
-
-			MODULE_IMPORT_NS("PSEM");
-			MODULE_IMPORT_NS("PSEM_KNOBS");
-			MODULE_LICENSE("GPL");
-			MODULE_DESCRIPTION("Helper library of psem's KUnit suites");
-			EOF
 		fi ;;
 	esac
 }

@@ -278,7 +278,7 @@ torture_kernel() {
 	stage "torture ($name): build"
 	build_modules "$kdir" "$work" ||
 		{ echo "torture: building psem failed"; stage_done FAILED; return 1; }
-	out=$(make -C "$kdir" M="$work/torture" KBUILD_EXTRA_SYMBOLS="$work/Module.symvers" \
+	out=$(make -j"$(nproc)" -C "$kdir" M="$work/torture" KBUILD_EXTRA_SYMBOLS="$work/Module.symvers" \
 		W=1 modules 2>&1) || { echo "$out"; stage_done FAILED; return 1; }
 	if grep -E 'warning:|error:' <<<"$out"; then
 		echo "torture: torture/ does not build cleanly with W=1"
