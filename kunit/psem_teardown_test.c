@@ -17,6 +17,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/cpumask.h>
 #include <linux/debug_locks.h>
 #include <linux/delay.h>
 #include <linux/module.h>
@@ -163,6 +164,17 @@ static int teardown_release_fn(struct psem_test_thread *t)
 	return psem_release(t->sem, t->n);
 }
 
+/*
+ * The test must run while a slow callback spins, which on a lone CPU
+ * needs preemption where the callback runs: not on User-mode Linux, which
+ * never preempts kernel code on an interrupt's return.
+ */
+static void teardown_two_cpus(struct kunit *test)
+{
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs: the slow callback never sleeps");
+}
+
 /* Queues a slow asynchronous waiter for 1 of @sem; @rearm: see above. */
 static struct teardown_slow *teardown_slow_queue(struct kunit *test,
 						 struct psem *sem, bool rearm)
@@ -211,9 +223,11 @@ static void psem_test_cancel_sync_rearm(struct kunit *test)
 {
 	struct psem *sem = psem_test_sem(test, 0);
 	struct psem_test_thread tmpl = { .sem = sem, .n = 1 };
-	struct teardown_slow *s = teardown_slow_queue(test, sem, true);
+	struct teardown_slow *s;
 	struct psem_test_thread *rel, *can;
 
+	teardown_two_cpus(test);
+	s = teardown_slow_queue(test, sem, true);
 	rel = teardown_release_slow(test, s, 1);
 	KUNIT_EXPECT_EQ(test, s->rearmed, -EINPROGRESS);
 
@@ -263,12 +277,14 @@ static int teardown_cancel_work_fn(struct psem_test_thread *t)
 static void psem_test_cancel_work_sync(struct kunit *test)
 {
 	struct psem *sem = psem_test_sem(test, 0);
-	struct teardown_slow *a = teardown_slow_queue(test, sem, false);
 	struct teardown_work *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	struct psem_test_thread tmpl = { .sem = sem };
 	struct psem_test_thread *rel, *can;
+	struct teardown_slow *a;
 
 	KUNIT_ASSERT_NOT_NULL(test, b);
+	teardown_two_cpus(test);
+	a = teardown_slow_queue(test, sem, false);
 	psem_init_async_work(&b->aww, teardown_work_fn);
 	KUNIT_ASSERT_EQ(test, psem_acquire_async_work(sem, 1, &b->aww),
 			-EINPROGRESS);

@@ -24,6 +24,20 @@
 /* ==== helper threads of a test case ==== */
 
 /*
+ * A preemption point between two rounds of a helper that may never sleep.
+ * User-mode Linux preempts kernel code only where preemption is enabled
+ * again, never on the return from an interrupt: with one CPU, such a
+ * helper keeps the test thread off it for good (KUnit's default run, UML
+ * with one CPU, hung in psem_async_race). cond_resched() is empty on a
+ * PREEMPT kernel.
+ */
+static void psem_test_yield(void)
+{
+	if (need_resched())
+		schedule();
+}
+
+/*
  * The work of a helper without @fn: once the test posts step 1, @round
  * for passes 1 to @iters, and then on until the test posts @until (if
  * set); each pass counts as progress. It stops early once the test gives
@@ -42,6 +56,7 @@ static int psem_test_loop(struct psem_test_thread *t)
 			break;
 		psem_test_note(&err, t->round(t, i));
 		psem_test_progress(t);
+		psem_test_yield();
 	}
 	return err;
 }

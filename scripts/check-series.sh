@@ -18,10 +18,12 @@
 #          get_maintainer.pl -f names the MAINTAINERS entry for each.
 #          Prints "series: N patches, checkpatch clean, builds at every patch".
 # kunit    tools/testing/kunit/kunit.py run --kunitconfig=kernel/locking/psem-tests
-#          --kernel_args seccomp=on --kernel_args ncpus=2 on UML (SMP, which
-#          UML runs only with seccomp: the race suites need two CPUs)
-#          in the patched tree (build cached under
-#          $PSEM_CACHE/build/series-um); prints "kunit.py (um): N tests, N passed".
+#          on UML in the patched tree (build cached under
+#          $PSEM_CACHE/build/series-um), twice: as is (one CPU: what needs
+#          two skips), then with --kernel_args seccomp=on --kernel_args
+#          ncpus=2 (SMP, which UML runs only with seccomp), where the race
+#          suites run in full; prints "kunit.py (um): N tests, N passed"
+#          and "kunit.py (um, ncpus=2): ...".
 # torture  locktorture in one QEMU guest of the patched debug-7.3 kernel,
 #          each psem type for $PSEM_SERIES_TORTURE_S seconds (default 60),
 #          unloaded at the end; prints "locktorture (series, TYPE): SUCCESS".
@@ -216,34 +218,51 @@ gates() {
 	return $ok
 }
 
-kunit() {
-	local ok=0 log=$logdir/series-kunit-um.log line tests passed skipped ukey
-	stage "series: kunit.py run on UML (-j$jobs)"
-	final_tree || { echo "check-series: the series does not apply"; stage_done FAILED; return 1; }
-	ukey=$( { echo "$srcver"; cat "$top/upstream/kunitconfig"; } | sha256sum | cut -c1-12)
+# kunit_run LABEL ARGS...: one kunit.py run on UML with ARGS on its
+# command line; prints its summary and adds "kunit.py (LABEL): ..." to
+# $summary. Every test that ran must pass; a skip (an option that the UML
+# configuration lacks, or a second CPU) is counted and shown.
+kunit_run() {
+	local label=$1 ok=0 log line tests passed skipped
+	shift
+	log=$logdir/series-kunit-${label//[^a-z0-9]/-}.log
 	(cd "$tree" && python3 tools/testing/kunit/kunit.py run --kunitconfig=kernel/locking/psem-tests \
-		--build_dir="$cache/build/series-um-$ukey" --jobs="$jobs" --timeout=900 \
-		--kernel_args seccomp=on --kernel_args ncpus=2) >"$log" 2>&1 || ok=1
+		--build_dir="$ubuild" --jobs="$jobs" --timeout=900 "$@") >"$log" 2>&1 || ok=1
 	line=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$log" | tail -n 1) || true
 	if [ -z "$line" ]; then
-		tail -n 40 "$log"; echo "kunit.py: no summary ($log)"; stage_done FAILED; return 1
+		tail -n 40 "$log"; echo "kunit.py: no summary ($log)"
+		summary+=("kunit.py ($label): no summary: FAILED"); return 1
 	fi
 	echo "$line"
 	# "Ran N tests: passed: P, skipped: S" (failed, crashed and errors
-	# only where there are some): every test that ran must pass; a skip
-	# (an option that the UML configuration lacks) is counted and shown.
+	# only where there are some).
 	tests=$(sed -n 's/.*Ran \([0-9]*\) tests.*/\1/p' <<<"$line")
 	passed=$(sed -n 's/.*passed: \([0-9]*\).*/\1/p' <<<"$line")
 	skipped=$(sed -n 's/.*skipped: \([0-9]*\).*/\1/p' <<<"$line")
 	grep -E '^\[[0-9:]+\] +\[(FAILED|CRASHED)\]' "$log" | head -n 20 || true
-	grep -E '^\[[0-9:]+\] +\[SKIPPED\] psem_[a-z_]+ \(' "$log" | sed 's/^\[[0-9:]*\] */  /' | head -n 20 || true
+	grep -E '^\[[0-9:]+\] +\[SKIPPED\] psem_[a-z_]+ \(' "$log" | sed 's/^\[[0-9:]*\] */  /' | head -n 30 || true
 	if [ $ok = 0 ] && [ "$tests" -gt 0 ] && [ $((${passed:-0} + ${skipped:-0})) = "$tests" ] &&
 	   ! grep -qE 'failed:|crashed:|errors:' <<<"$line"; then
-		summary+=("kunit.py (um): $tests tests, $passed passed${skipped:+, $skipped skipped (options the UML configuration lacks)}")
+		summary+=("kunit.py ($label): $tests tests, $passed passed${skipped:+, $skipped skipped}")
 	else
-		summary+=("kunit.py (um): $tests tests, ${passed:-0} passed: FAILED"); ok=1
+		summary+=("kunit.py ($label): $tests tests, ${passed:-0} passed: FAILED"); ok=1
 	fi
 	echo "${summary[-1]}"
+	return $ok
+}
+
+# The plain run first, as upstream's users run it (UML, one CPU: what
+# needs a second CPU skips), then with two CPUs (SMP, which UML runs only
+# with seccomp), where the race suites run in full.
+kunit() {
+	local ok=0 ukey
+	stage "series: kunit.py run on UML (-j$jobs), one CPU and two"
+	final_tree || { echo "check-series: the series does not apply"; stage_done FAILED; return 1; }
+	# Keyed by the options, not the comments.
+	ukey=$( { echo "$srcver"; grep -v '^#' "$top/upstream/kunitconfig"; } | sha256sum | cut -c1-12)
+	ubuild=$cache/build/series-um-$ukey
+	kunit_run um || ok=1
+	kunit_run "um, ncpus=2" --kernel_args seccomp=on --kernel_args ncpus=2 || ok=1
 	stage_done "$([ $ok = 0 ] && echo ok || echo FAILED)"
 	return $ok
 }
