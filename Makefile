@@ -112,7 +112,7 @@ help:
 	@echo '  bench | bench-native | bench-xfs   the benchmarks (Documentation/benchmarks.rst)'
 	@echo '  demo            boot a Debian stock kernel in QEMU and show psem working'
 	@echo '  series          the patch series against Linux 7.3.4, generated into ./series (SERIES_OUT)'
-	@echo '  series-check    apply it to 7.3.4: checkpatch, W=1 build at every patch, kunit.py (UML), locktorture'
+	@echo '  series-check    apply it to 7.3.4: checkpatch, W=1 build at every patch, kunit.py (UML, QEMU), locktorture'
 	@echo '  dkms-install | dkms-uninstall      (root) psem through DKMS for KVER'
 	@echo 'variables:'
 	@echo '  KVER=<uname -r>, KDIR=DIR   the kernel to build against (default the running one)'

@@ -273,6 +273,8 @@ results=$cache/series/results-$key.txt
 	                            (PROVE_RAW_LOCK_NESTING), KASAN, DEBUG_MUTEXES
 	  kunit.py run (UML)        the whole series, kernel/locking/psem-tests,
 	                            on one CPU and on two
+	  kunit.py run --arch=x86_64  the same in QEMU (TCG, 2 vCPUs: the NMI
+	                            suite too)
 	  locktorture, 60 s a type  that x86_64 kernel in QEMU (TCG, 2 vCPUs)
 	  out of tree (the project) the same KUnit suites and a torture module on
 	                            6.1 (lockdep, KASAN), 6.12 PREEMPT_RT, 7.3
