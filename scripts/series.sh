@@ -273,9 +273,9 @@ results=$cache/series/results-$key.txt
 	                            (PROVE_RAW_LOCK_NESTING), KASAN, DEBUG_MUTEXES
 	  kunit.py run (UML)        the whole series, kernel/locking/psem-tests,
 	                            on one CPU and on two
-	  kunit.py run --arch=x86_64  the same in QEMU (TCG, 2 vCPUs: the NMI
-	                            suite too)
-	  locktorture, 60 s a type  that x86_64 kernel in QEMU (TCG, 2 vCPUs)
+	  kunit.py run (QEMU)       the same, --arch=x86_64 (TCG, 2 vCPUs: the
+	                            NMI suite too)
+	  locktorture, 60 s a type  the W=1 build's kernel in QEMU (TCG, 2 vCPUs)
 	  out of tree (the project) the same KUnit suites and a torture module on
 	                            6.1 (lockdep, KASAN), 6.12 PREEMPT_RT, 7.3
 	                            (lockdep, KASAN; KCSAN), Debian's stock
