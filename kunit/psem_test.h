@@ -29,7 +29,11 @@
  *  - Everything a helper touches outlives an aborted test function: a
  *    thread's state comes from kunit_kzalloc(), freed after the exit hook;
  *    a fixture is leaked, with the library's module and the suite's
- *    pinned, if one of its workers cannot be stopped.
+ *    pinned, if one of its workers cannot be stopped. Not yet so for a
+ *    struct psem_test_thread that cannot be stopped: psem_test_reap()
+ *    fails the test and leaks the task, but its state is freed and no
+ *    module is pinned (a known gap: such a helper that wakes later
+ *    writes freed memory, or runs unloaded code).
  *  - Waits are bounded polls that fail the test when a generous bound
  *    (PSEM_TEST_HANG_GUARD) passes without progress: hang guards, not
  *    timing assertions. They poll once a jiffy with psem_test_nap().
