@@ -223,16 +223,17 @@ gates() {
 	return $ok
 }
 
-# kunit_run LABEL ARGS...: one kunit.py run on UML with ARGS on its
-# command line; prints its summary and adds "kunit.py (LABEL): ..." to
-# $summary. Every test that ran must pass; a skip (an option that the UML
-# configuration lacks, or a second CPU) is counted and shown.
+# kunit_run LABEL BUILD_DIR ARGS...: one kunit.py run in the patched tree,
+# built in BUILD_DIR, with ARGS (UML unless they name an --arch); prints
+# its summary and adds "kunit.py (LABEL): ..." to $summary. Every test
+# that ran must pass; a skip (an option that the configuration lacks, or a
+# second CPU) is counted and shown.
 kunit_run() {
-	local label=$1 ok=0 log line tests passed skipped
-	shift
+	local label=$1 build=$2 ok=0 log line tests passed skipped
+	shift 2
 	log=${label,,}; log=$logdir/series-kunit-${log//[^a-z0-9]/-}.log
 	(cd "$tree" && python3 tools/testing/kunit/kunit.py run --kunitconfig=kernel/locking/psem-tests \
-		--build_dir="$ubuild" --jobs="$jobs" --timeout=900 "$@") >"$log" 2>&1 || ok=1
+		--build_dir="$build" --jobs="$jobs" --timeout=900 "$@") >"$log" 2>&1 || ok=1
 	line=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$log" | tail -n 1) || true
 	if [ -z "$line" ]; then
 		tail -n 40 "$log"; echo "kunit.py: no summary ($log)"
@@ -260,14 +261,14 @@ kunit_run() {
 # needs a second CPU skips), then with two CPUs (SMP, which UML runs only
 # with seccomp), where the race suites run in full.
 kunit() {
-	local ok=0 ukey
+	local ok=0 ukey ubuild
 	stage "series: kunit.py run on UML (-j$jobs), one CPU and two"
 	final_tree || { echo "check-series: the series does not apply"; stage_done FAILED; return 1; }
 	# Keyed by the options, not the comments.
 	ukey=$( { echo "$srcver"; grep -v '^#' "$top/upstream/kunitconfig"; } | sha256sum | cut -c1-12)
 	ubuild=$cache/build/series-um-$ukey
-	kunit_run um || ok=1
-	kunit_run "um, ncpus=2" --kernel_args seccomp=on --kernel_args ncpus=2 || ok=1
+	kunit_run um "$ubuild" || ok=1
+	kunit_run "um, ncpus=2" "$ubuild" --kernel_args seccomp=on --kernel_args ncpus=2 || ok=1
 	stage_done "$([ $ok = 0 ] && echo ok || echo FAILED)"
 	return $ok
 }
@@ -279,11 +280,11 @@ kunit() {
 # (a KVM "emulation failure" on the first lock cmpxchg16b): a wrapper
 # first on PATH drops every -accel but tcg.
 qemu() {
-	local ok=0 qkey qbin=$cache/work/series-qemu-tcg real
+	local ok=0 qkey qbuild qbin=$cache/work/series-qemu-tcg real
 	stage "series: kunit.py run --arch=x86_64 in QEMU (-j$jobs), two vCPUs"
 	final_tree || { echo "check-series: the series does not apply"; stage_done FAILED; return 1; }
 	qkey=$( { echo "$srcver x86_64"; grep -v '^#' "$top/upstream/kunitconfig"; } | sha256sum | cut -c1-12)
-	ubuild=$cache/build/series-kunit-x86_64-$qkey
+	qbuild=$cache/build/series-kunit-x86_64-$qkey
 	real=$(command -v qemu-system-x86_64) || { echo "check-series: no qemu-system-x86_64"; stage_done FAILED; return 1; }
 	mkdir -p "$qbin"
 	cat >"$qbin/qemu-system-x86_64" <<-EOF
@@ -297,7 +298,7 @@ qemu() {
 	exec $real "\${a[@]}"
 	EOF
 	chmod +x "$qbin/qemu-system-x86_64"
-	PATH=$qbin:$PATH kunit_run "qemu x86_64, 2 vCPUs" --arch=x86_64 --qemu_args='-smp 2' || ok=1
+	PATH=$qbin:$PATH kunit_run "qemu x86_64, 2 vCPUs" "$qbuild" --arch=x86_64 --qemu_args='-smp 2' || ok=1
 	stage_done "$([ $ok = 0 ] && echo ok || echo FAILED)"
 	return $ok
 }

@@ -156,8 +156,8 @@ else
 fi
 
 # psem's trace events (kmod/psem_trace.h), on from before the consumer
-# loads: every kernel here has event tracing, so a psem/ events directory
-# that is missing, or a run that records no release, is a failure. Turned
+# loads; the host fails the run if the count below is missing or holds no
+# release (check.sh's run_kernel: every kernel here has event tracing). Turned
 # on while no psem code runs, and never off: turning a tracepoint's static
 # key while the consumer's timers run through it oopsed a stock 6.12 guest
 # on the int3 of the patch site under multi-threaded TCG (the guest-side
@@ -175,8 +175,7 @@ if [ -d "$tracing/events/psem" ]; then
 	echo 0 >"$tracing/trace"
 	run sh -c "echo 1 >$tracing/events/psem/enable"
 else
-	echo "guest: FAILED: no $tracing/events/psem"
-	failed=1
+	echo "guest: no $tracing/events/psem"
 fi
 
 part CONSUMER
@@ -209,10 +208,6 @@ if [ -d "$tracing/events/psem" ]; then
 	end=$(grep -c 'psem_wait_end: .* ret=' /tmp/trace)
 	rm -f /tmp/trace
 	echo "trace: psem_release $((fast + locked)) (fast $fast, locked $locked), psem_wait_begin $begin, psem_wait_end $end"
-	if [ $((fast + locked)) = 0 ]; then
-		echo "guest: FAILED: the consumer's run traced no psem_release"
-		failed=1
-	fi
 fi
 
 part STATS
