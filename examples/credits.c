@@ -102,7 +102,7 @@ static enum hrtimer_restart credits_complete(struct hrtimer *timer)
 
 		/* Pairs with the acquire in credits_free_req(): reusable. */
 		smp_store_release(&req->busy, false);
-		psem_release(&credits, n);
+		psem_release(&credits.sem, n);
 		atomic_long_add(n, &credits_returned);
 		atomic_inc(&credits_completed);
 	}
@@ -145,7 +145,7 @@ static enum hrtimer_restart credits_ring(struct hrtimer *timer)
 	/* Both pair with the releases in credits_granted(), credits_complete(). */
 	if (!smp_load_acquire(&b->waiting) && !smp_load_acquire(&b->req.busy)) {
 		b->waiting = true;
-		ret = psem_acquire_async(&credits, n, &b->aw, credits_granted);
+		ret = psem_acquire_async(&credits.sem, n, &b->aw, credits_granted);
 		if (ret == -EINPROGRESS) {
 			atomic_inc(&b->queued);
 		} else {
@@ -184,7 +184,7 @@ static int credits_submit(void *data)
 			schedule_timeout_interruptible(1);
 			continue;
 		}
-		ret = psem_acquire_killable(&credits, n);
+		ret = psem_acquire_killable(&credits.sem, n);
 		if (ret)
 			break;	/* -ESHUTDOWN: the pool is closing */
 		atomic_long_add(n, &credits_taken);
@@ -206,13 +206,13 @@ static int credits_resize(void *unused)
 	int i;
 
 	for (i = 1; i < ARRAY_SIZE(credits_sizes) && !kthread_should_stop(); i++) {
-		long old = psem_capacity(&credits);
+		long old = psem_capacity(&credits.sem);
 
 		schedule_timeout_interruptible(msecs_to_jiffies(40));
-		psem_resize(&credits, credits_sizes[i]);
+		psem_resize(&credits.sem, credits_sizes[i]);
 		pr_info("psem_consumer: credits: resized %ld -> %ld: available %ld, debt %lu\n",
-			old, psem_capacity(&credits), psem_available(&credits),
-			psem_debt(&credits));
+			old, psem_capacity(&credits.sem), psem_available(&credits.sem),
+			psem_debt(&credits.sem));
 	}
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ / 10);
@@ -223,7 +223,7 @@ int credits_start(void)
 {
 	int i, ret;
 
-	ret = psem_debugfs_register(&credits, CREDITS_NAME);
+	ret = psem_debugfs_register(&credits.sem, CREDITS_NAME);
 	if (ret && ret != -ENODEV)
 		return ret;
 	hrtimer_setup(&credits_timer, credits_complete, CLOCK_MONOTONIC,
@@ -249,7 +249,7 @@ int credits_start(void)
 	else
 		get_task_struct(credits_resizer);
 	pr_info("psem_consumer: credits: %d submitters and an asynchronous doorbell on a pool of %ld credits, completions from an hrtimer\n",
-		i, psem_capacity(&credits));
+		i, psem_capacity(&credits.sem));
 	return 0;
 }
 
@@ -270,15 +270,15 @@ void credits_stop(void)
 	 */
 	hrtimer_cancel(&credits_bell.timer);
 	if (smp_load_acquire(&credits_bell.waiting))	/* pairs as above */
-		cancelled = psem_cancel_async_sync(&credits, &credits_bell.aw);
+		cancelled = psem_cancel_async_sync(&credits.sem, &credits_bell.aw);
 	pr_info("psem_consumer: credits: doorbell: %d waits queued, %d granted by callback, cancelled on unload: %s\n",
 		atomic_read(&credits_bell.queued), atomic_read(&credits_bell.granted),
 		cancelled ? "yes" : "no");
-	cap = psem_capacity(&credits);
-	psem_close(&credits);
-	ret = psem_quiesce(&credits, 10 * HZ);
+	cap = psem_capacity(&credits.sem);
+	psem_close(&credits.sem);
+	ret = psem_quiesce(&credits.sem, 10 * HZ);
 	pr_info("psem_consumer: credits: closed, quiesce returned %d (expected 0); credits home %ld (expected %ld)\n",
-		ret, psem_available(&credits), cap);
+		ret, psem_available(&credits.sem), cap);
 	for (i = 0; i < CREDITS_SUBMITTERS; i++) {
 		if (!credits_submitter[i])
 			continue;
@@ -286,7 +286,7 @@ void credits_stop(void)
 		put_task_struct(credits_submitter[i]);
 	}
 	hrtimer_cancel(&credits_timer);
-	psem_debugfs_unregister(&credits);
+	psem_debugfs_unregister(&credits.sem);
 	pr_info("psem_consumer: credits: requests completed %d (expected %d); credits returned %ld (expected %ld); %d submitters shut out\n",
 		atomic_read(&credits_completed), atomic_read(&credits_issued),
 		atomic_long_read(&credits_returned),

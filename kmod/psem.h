@@ -26,7 +26,8 @@
 
 /*
  * The atomic word, &psem.count: the balance shifted left by PSEM_SHIFT, two
- * flags below it and the closed state in the sign bit. What each bit means,
+ * flags and the capacity mark below it and the closed state in the sign
+ * bit. What each bit means,
  * and every place that sets or clears it, is stated here once; the code
  * points here, and Documentation/design.rst ("The rules") has the proof.
  *
@@ -40,8 +41,9 @@
  *            the queue is empty and no debt remains.
  *   I1: clear => no waiter is linked and no debt is owed.
  *   I2: set   => the word is exactly PSEM_WAITERS, or'ed with PSEM_CLOSED
- *                on a closed psem: the balance is zero, PSEM_CONTENDED is
- *                clear, and only holders of the queue lock write the word.
+ *                on a closed psem and PSEM_CAPPED on a capped one: the
+ *                balance is zero, PSEM_CONTENDED is clear, and only holders
+ *                of the queue lock write the word.
  *
  * PSEM_CONTENDED - the contention flag, a hint: a locked release lost a
  * race with a lock-free path, and lock-free releases should take the lock
@@ -54,6 +56,14 @@
  *            hold of the queue lock, and a task that takes the lock always
  *            finds it clear.
  *
+ * PSEM_CAPPED - the psem is the @sem of a struct psem_capped, whose @limit
+ * a lock-free release must respect. Below PSEM_ONE, so no take's
+ * comparison and no balance sees it.
+ *   Set:     by psem_init_capacity() and DEFINE_PSEM_CAPACITY(), before
+ *            the psem is shared; never cleared. Every RMW of the word
+ *            keeps it: each adds to or subtracts from the word, or (the
+ *            drain to PSEM_WAITERS) copies it over.
+ *
  * PSEM_CLOSED - the sign bit: psem_close() was called. A closed word is
  * negative, so every lock-free take and release fails its first test on it.
  *   Set:     by psem_close(), cleared by psem_reopen(): relaxed RMWs under
@@ -61,18 +71,11 @@
  */
 #define PSEM_WAITERS		0x1L
 #define PSEM_CONTENDED		0x2L
+#define PSEM_CAPPED		0x4L
 #define PSEM_FLAGS		(PSEM_WAITERS | PSEM_CONTENDED)
-#define PSEM_SHIFT		2
-#define PSEM_ONE		4L	/* 1 << PSEM_SHIFT, signed */
+#define PSEM_SHIFT		3
+#define PSEM_ONE		8L	/* 1 << PSEM_SHIFT, signed */
 #define PSEM_CLOSED		LONG_MIN
-
-/*
- * &psem.limit's low bit: the psem was created with a capacity. The limit
- * is a multiple of PSEM_ONE, against which words and sums that are also
- * multiples of PSEM_ONE are compared, and psem_capacity() shifts it out:
- * no comparison with the limit changes for it.
- */
-#define PSEM_CAPPED		0x1UL
 
 /*
  * &psem.parked: the permits parked by releases that could not take the
@@ -94,11 +97,8 @@ struct psem_waiter;
  * struct psem - a counting semaphore with a lock-free release
  * @count: the balance (permits available to acquirers, 0..PSEM_MAX_PERMITS)
  *         times PSEM_ONE, plus the flags PSEM_WAITERS and PSEM_CONTENDED
- *         and the state PSEM_CLOSED (their rules are at PSEM_WAITERS).
- * @limit: the capacity times PSEM_ONE, or'ed with PSEM_CAPPED for a psem
- *         created with one: a lock-free release that would
- *         raise the word above it takes the locked path, which refuses it.
- *         PSEM_MAX_PERMITS * PSEM_ONE for a psem without a capacity.
+ *         the mark PSEM_CAPPED and the state PSEM_CLOSED (their rules
+ *         are at PSEM_WAITERS).
  * @lock:  the queue lock
  * @first: the oldest waiter, or NULL: the waiters are linked through
  *         &psem_waiter.node in a circular list with no list head, oldest
@@ -125,7 +125,6 @@ struct psem_waiter;
  */
 struct psem {
 	atomic_long_t		count;
-	unsigned long		limit;
 	spinlock_t		lock;	/* the queue lock: @first, @debt, @calls, @leaving */
 	unsigned int		leaving;
 	struct psem_waiter	*first;
@@ -133,6 +132,23 @@ struct psem {
 	struct psem_calls	*calls;
 	atomic_long_t		parked;
 	struct llist_node	kick;
+};
+
+/**
+ * struct psem_capped - a psem with a capacity
+ * @sem:   the psem; every call but psem_init_capacity() takes &@sem
+ * @limit: the capacity times PSEM_ONE: a lock-free release that would
+ *         raise the balance above it takes the locked path, which refuses
+ *         it. Written by psem_resize() under the queue lock.
+ *
+ * Only a psem that psem_capacity(), psem_resize() and psem_quiesce() manage
+ * carries a limit: PSEM_CAPPED in its word tells the lock-free release to
+ * read it here. Any other psem's capacity is PSEM_MAX_PERMITS, which the
+ * word itself enforces. The fields are private to psem.
+ */
+struct psem_capped {
+	struct psem		sem;
+	unsigned long		limit;
 };
 
 /* What a queued waiter is. */
@@ -259,10 +275,9 @@ struct psem_async {
 	(BUILD_BUG_ON_ZERO((permits) < 0 || (permits) > PSEM_MAX_PERMITS) + \
 	 (long)(permits) * PSEM_ONE)
 
-#define __PSEM_INITIALIZER(name, permits, cap, is_capped)		\
+#define __PSEM_INITIALIZER(name, word)					\
 {									\
-	.count		= ATOMIC_LONG_INIT(__PSEM_COUNT_INIT(permits)),	\
-	.limit		= __PSEM_COUNT_INIT(cap) | ((is_capped) ? PSEM_CAPPED : 0), \
+	.count		= ATOMIC_LONG_INIT(word),			\
 	.lock		= __SPIN_LOCK_UNLOCKED((name).lock),		\
 	.leaving	= 0,						\
 	.first		= NULL,						\
@@ -283,8 +298,7 @@ struct psem_async {
  * psem_init() for a psem on the stack or in allocated memory.
  */
 #define DEFINE_PSEM(name, permits)					\
-	struct psem name = __PSEM_INITIALIZER(name, permits,		\
-					      PSEM_MAX_PERMITS, false)
+	struct psem name = __PSEM_INITIALIZER(name, __PSEM_COUNT_INIT(permits))
 
 /**
  * DEFINE_PSEM_CAPACITY - define a psem with a capacity, in static storage
@@ -292,16 +306,20 @@ struct psem_async {
  * @capacity: the capacity, a constant 0..PSEM_MAX_PERMITS; all of it is
  *            available at first
  *
- * As DEFINE_PSEM(), for a psem whose permits psem_capacity() reports and
- * psem_resize() and psem_quiesce() manage.
+ * As DEFINE_PSEM(), for a struct psem_capped whose permits psem_capacity()
+ * reports and psem_resize() and psem_quiesce() manage.
  */
 #define DEFINE_PSEM_CAPACITY(name, capacity)				\
-	struct psem name = __PSEM_INITIALIZER(name, capacity, capacity, true)
+	struct psem_capped name = {					\
+		.sem	= __PSEM_INITIALIZER((name).sem,		\
+				__PSEM_COUNT_INIT(capacity) | PSEM_CAPPED), \
+		.limit	= __PSEM_COUNT_INIT(capacity),			\
+	}
 
 void __psem_init(struct psem *sem, long permits, const char *name,
 		 struct lock_class_key *key);
-int __psem_init_capacity(struct psem *sem, long capacity, const char *name,
-			 struct lock_class_key *key);
+int __psem_init_capacity(struct psem_capped *capped, long capacity,
+			 const char *name, struct lock_class_key *key);
 
 /**
  * psem_init - initialise a psem at run time
@@ -321,7 +339,7 @@ do {									\
 
 /**
  * psem_init_capacity - initialise a psem with a capacity at run time
- * @sem:      the semaphore
+ * @capped:   the struct psem_capped; use &@capped->sem from then on
  * @capacity: 0..PSEM_MAX_PERMITS; all of it is available at first
  *
  * A psem with a capacity refuses at once a request it could never meet
@@ -333,11 +351,11 @@ do {									\
  * Return: 0, or -EINVAL (with a warning) for a capacity out of range,
  * which leaves a psem of capacity zero.
  */
-#define psem_init_capacity(sem, capacity)				\
+#define psem_init_capacity(capped, capacity)				\
 ({									\
 	static struct lock_class_key __psem_key;			\
 									\
-	__psem_init_capacity((sem), (capacity), #sem, &__psem_key);	\
+	__psem_init_capacity((capped), (capacity), #capped, &__psem_key); \
 })
 
 /* Taking and releasing permits (kmod/psem_core.c; psem_sync(): psem_queue.c). */

@@ -40,7 +40,6 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 	}
 	/* Unordered: the psem is not yet shared (see the kernel-doc). */
 	atomic_long_set(&sem->count, permits * PSEM_ONE);
-	sem->limit = PSEM_MAX_PERMITS * PSEM_ONE;
 	spin_lock_init(&sem->lock);
 	lockdep_set_class_and_name(&sem->lock, key, name);
 	sem->leaving = 0;
@@ -52,8 +51,8 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 }
 EXPORT_SYMBOL_PSEM(__psem_init);
 
-int __psem_init_capacity(struct psem *sem, long capacity, const char *name,
-			 struct lock_class_key *key)
+int __psem_init_capacity(struct psem_capped *capped, long capacity,
+			 const char *name, struct lock_class_key *key)
 {
 	int ret = 0;
 
@@ -61,8 +60,10 @@ int __psem_init_capacity(struct psem *sem, long capacity, const char *name,
 		ret = psem_bad_count(__func__, capacity, _RET_IP_);
 		capacity = 0;
 	}
-	__psem_init(sem, capacity, name, key);
-	sem->limit = capacity * PSEM_ONE | PSEM_CAPPED;
+	__psem_init(&capped->sem, capacity, name, key);
+	/* Unordered: not yet shared. The mark is never cleared (psem.h). */
+	atomic_long_or(PSEM_CAPPED, &capped->sem.count);
+	capped->limit = capacity * PSEM_ONE;
 	return ret;
 }
 EXPORT_SYMBOL_PSEM(__psem_init_capacity);
@@ -140,14 +141,11 @@ int psem_release_all_held(struct psem *sem, long n)
 	if (psem_count_out_of_range(n))
 		return psem_bad_count(__func__, n, _RET_IP_);
 	/*
-	 * More than the capacity cannot all be held: the locked path
-	 * refuses it. A plain read, unordered against the exchange: a
-	 * shrinking psem_resize() that this read missed left the word
-	 * non-zero (a debt, PSEM_WAITERS) until a locked release pays it,
-	 * so the exchange from zero below cannot land on its account.
+	 * No capacity to check: the exchange is from a word of exactly zero,
+	 * which a capped psem's never is (PSEM_CAPPED), and @n is in range,
+	 * the capacity of any other psem.
 	 */
-	if (likely((unsigned long)n * PSEM_ONE <= READ_ONCE(sem->limit)) &&
-	    psem_release_all_fast(sem, n))
+	if (psem_release_all_fast(sem, n))
 		return 0;
 	return __psem_release_locked(sem, n, _RET_IP_);
 }

@@ -11,6 +11,7 @@
 
 #include <linux/atomic.h>
 #include <linux/bug.h>
+#include <linux/container_of.h>
 #include <linux/jump_label.h>
 #include <linux/overflow.h>
 #include <linux/percpu.h>
@@ -41,12 +42,21 @@ static __always_inline bool psem_count_out_of_range(long n)
 }
 
 /*
- * Whether @sem was created with a capacity (PSEM_CAPPED in &psem.limit,
- * which psem_resize() keeps): a snapshot like psem_capacity().
+ * Whether @sem is the psem of a struct psem_capped: PSEM_CAPPED, set before
+ * the psem is shared and never cleared (psem.h), so a relaxed read.
  */
 static inline bool psem_capped(const struct psem *sem)
 {
-	return READ_ONCE(sem->limit) & PSEM_CAPPED;
+	return atomic_long_read(&sem->count) & PSEM_CAPPED;
+}
+
+/*
+ * The capacity times PSEM_ONE of a psem with PSEM_CAPPED set. A snapshot:
+ * psem_resize() writes it under the queue lock.
+ */
+static inline unsigned long psem_capped_limit(const struct psem *sem)
+{
+	return READ_ONCE(container_of(sem, struct psem_capped, sem)->limit);
 }
 
 struct psem_cpu_stats {

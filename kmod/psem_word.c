@@ -24,8 +24,9 @@
  */
 long psem_capacity(const struct psem *sem)
 {
-	/* A snapshot; psem_resize() writes it under the queue lock. */
-	return READ_ONCE(sem->limit) >> PSEM_SHIFT;
+	if (!psem_capped(sem))
+		return PSEM_MAX_PERMITS;
+	return psem_capped_limit(sem) >> PSEM_SHIFT;
 }
 EXPORT_SYMBOL_PSEM(psem_capacity);
 
@@ -48,7 +49,7 @@ long psem_take_or_mark(struct psem *sem, long n)
 		take = min(psem_word_balance(cur), n);
 		/* PSEM_CONTENDED is clear under the lock (psem.h). */
 		new = take == n ? cur - n * PSEM_ONE :
-				  (cur & PSEM_CLOSED) | PSEM_WAITERS;
+				  (cur & (PSEM_CLOSED | PSEM_CAPPED)) | PSEM_WAITERS;
 		/*
 		 * ACQUIRE: as in psem_take(). A lock-free release racing
 		 * this changes the word and makes the exchange fail; the

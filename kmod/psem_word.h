@@ -65,50 +65,15 @@ static __always_inline bool psem_account_fast_release(struct psem *sem,
 }
 
 /*
- * The fast path: one strong compare-exchange while nobody waits. No retry
- * loop: a failure means another CPU is writing the word, and retrying here
- * only adds to that traffic; the locked path retries once serialised.
+ * The exchange of a lock-free release of @n: from @cur, a word the release
+ * rule let through, to @sum, unless @sum is over the capacity (@over): the
+ * locked path refuses that.
  */
-static __always_inline bool psem_release_fast(struct psem *sem, long n)
+static __always_inline bool psem_release_exchange(struct psem *sem, long cur,
+						  unsigned long sum, long n,
+						  bool over)
 {
-	unsigned long sum;
-	long cur;
-
-	/*
-	 * ACQUIRE (a plain load on x86): orders the read of @limit after
-	 * it, so that a word written after a shrinking psem_resize() is
-	 * never checked against the larger capacity before it; pairs with
-	 * the smp_wmb() in psem_resize() between its write of @limit and
-	 * its change of the word. Anything else is rechecked by the
-	 * exchange.
-	 */
-	if (static_branch_likely(&psem_waiters_bit_rule_key)) {
-		/*
-		 * The waiters-bit rule: nobody waits, the flag is clear, not
-		 * closed; any balance. One test of the three bits.
-		 */
-		cur = atomic_long_read_acquire(&sem->count);
-		if (unlikely(cur & (PSEM_FLAGS | PSEM_CLOSED)))
-			goto slow;
-	} else {
-		/* The positive-balance rule, or the always-locked one. */
-		if (!static_branch_likely(&psem_fast_release_key))
-			return false;
-		cur = atomic_long_read_acquire(&sem->count);
-		if (cur < PSEM_ONE || (cur & PSEM_CONTENDED))
-			goto slow;
-	}
-	/*
-	 * Over the capacity: the locked path refuses it. @cur is not closed
-	 * (both rules tested its sign above), so both terms are at most
-	 * LONG_MAX and the unsigned sum cannot wrap. (A closed word, at
-	 * least 2^63 as an unsigned one, could wrap with a large enough @n
-	 * and land: a release on a closed psem always takes the lock.) The
-	 * read of @limit is ordered after the ACQUIRE load of the word above,
-	 * pairing with the smp_wmb() in psem_resize().
-	 */
-	sum = (unsigned long)cur + (unsigned long)n * PSEM_ONE;
-	if (unlikely(sum > READ_ONCE(sem->limit)))
+	if (unlikely(over))
 		return false;
 	/*
 	 * RELEASE: orders the caller's critical section before the new
@@ -120,7 +85,61 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	return psem_account_fast_release(sem, n,
 				atomic_long_try_cmpxchg_release(&sem->count, &cur,
 								(long)sum));
-slow:
+}
+
+/*
+ * A release onto @cur, a word with no flag and not closed, so a
+ * non-negative multiple of PSEM_ONE, or'ed with PSEM_CAPPED on a capped
+ * psem. Both terms of the sum are at most LONG_MAX: the unsigned sum
+ * cannot wrap. Without a capacity the limit is PSEM_MAX_PERMITS, and a sum
+ * above it is at least 2^63 (a sign test). With one, the limit is read
+ * after the ACQUIRE load of @cur, pairing with the smp_wmb() in
+ * psem_resize() between its write of the limit and its change of the word:
+ * a word shrunk by a resize is never checked against the capacity from
+ * before it.
+ */
+static __always_inline bool psem_release_onto(struct psem *sem, long cur,
+					      long n)
+{
+	unsigned long sum = (unsigned long)cur + (unsigned long)n * PSEM_ONE;
+
+	if (likely(!(cur & PSEM_CAPPED)))
+		return psem_release_exchange(sem, cur, sum, n, (long)sum < 0);
+	return psem_release_exchange(sem, cur, sum, n,
+				     sum > (psem_capped_limit(sem) | PSEM_CAPPED));
+}
+
+/*
+ * The fast path: one strong compare-exchange while nobody waits. No retry
+ * loop: a failure means another CPU is writing the word, and retrying here
+ * only adds to that traffic; the locked path retries once serialised.
+ */
+static __always_inline bool psem_release_fast(struct psem *sem, long n)
+{
+	long cur;
+
+	if (static_branch_likely(&psem_waiters_bit_rule_key)) {
+		/*
+		 * The waiters-bit rule: nobody waits, the flag is clear, not
+		 * closed; any balance. One test of the bits (PSEM_CAPPED
+		 * among them, for the uncapped psem's shorter path).
+		 * ACQUIRE (a plain load on x86): orders the read of a
+		 * capacity after it (psem_release_onto()). Anything else is
+		 * rechecked by the exchange.
+		 */
+		cur = atomic_long_read_acquire(&sem->count);
+		if (likely(!(cur & (PSEM_FLAGS | PSEM_CAPPED | PSEM_CLOSED))))
+			return psem_release_onto(sem, cur, n);
+		if (!(cur & (PSEM_FLAGS | PSEM_CLOSED)))	/* capped */
+			return psem_release_onto(sem, cur, n);
+	} else {
+		/* The positive-balance rule, or the always-locked one. */
+		if (!static_branch_likely(&psem_fast_release_key))
+			return false;
+		cur = atomic_long_read_acquire(&sem->count);	/* as above */
+		if (cur >= PSEM_ONE && !(cur & PSEM_CONTENDED))
+			return psem_release_onto(sem, cur, n);
+	}
 	if (cur & PSEM_CONTENDED)
 		psem_stat(PSEM_STAT_FLAG_HONOURED);
 	return false;

@@ -20,6 +20,7 @@
 static void psem_test_capacity(struct kunit *test)
 {
 	struct psem *sem = psem_test_capped_sem(test, 4);
+	struct psem_capped zero;
 	struct psem plain;
 
 	KUNIT_EXPECT_EQ(test, psem_capacity(sem), 4L);
@@ -35,9 +36,9 @@ static void psem_test_capacity(struct kunit *test)
 	PSEM_TEST_EXPECT_REFUSED(test, sem, psem_release(sem, 2), -EOVERFLOW);
 	PSEM_TEST_EXPECT_REFUSED(test, sem, psem_reduce(sem, 1), -EINVAL);
 	/* A capacity out of range leaves a psem of capacity zero. */
-	KUNIT_EXPECT_EQ(test, psem_init_capacity(&plain, -1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, psem_capacity(&plain), 0L);
-	KUNIT_EXPECT_EQ(test, psem_available(&plain), 0L);
+	KUNIT_EXPECT_EQ(test, psem_init_capacity(&zero, -1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, psem_capacity(&zero.sem), 0L);
+	KUNIT_EXPECT_EQ(test, psem_available(&zero.sem), 0L);
 	/* Without a capacity: unbounded, and no resize or quiesce. */
 	psem_init(&plain, 2);
 	KUNIT_EXPECT_EQ(test, psem_capacity(&plain), PSEM_MAX_PERMITS);

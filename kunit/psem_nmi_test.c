@@ -235,7 +235,7 @@ static void psem_test_nmi_lock_free(struct kunit *test)
 
 /* One round's psem and waiter, kfree()d at the end of the round. */
 struct nmi_td {
-	struct psem	sem;
+	struct psem_capped	cs;
 	struct psem_test_req	r;
 };
 
@@ -266,29 +266,29 @@ static void psem_test_nmi_close_quiesce_free(struct kunit *test)
 		int calls;
 
 		KUNIT_ASSERT_NOT_NULL(test, td);
-		if (psem_init_capacity(&td->sem, 4) ||
-		    !psem_try_acquire(&td->sem, 4)) {
+		if (psem_init_capacity(&td->cs, 4) ||
+		    !psem_try_acquire(&td->cs.sem, 4)) {
 			kfree(td);
 			KUNIT_FAIL(test, "round %u: set-up failed", round);
 			break;
 		}
-		td->r.sem = &td->sem;
+		td->r.sem = &td->cs.sem;
 		td->r.give_back = true;
-		if (psem_acquire_async(&td->sem, 1, &td->r.aw, psem_test_req_fn) !=
+		if (psem_acquire_async(&td->cs.sem, 1, &td->r.aw, psem_test_req_fn) !=
 		    -EINPROGRESS) {
 			kfree(td);
 			KUNIT_FAIL(test, "round %u: the waiter did not queue", round);
 			break;
 		}
 		/* Read by the handler after the increment in nmi_sender_send(). */
-		p->sem = &td->sem;
+		p->sem = &td->cs.sem;
 		ok = nmi_sender_send_other(p);
 		if (round & 1) {
-			KUNIT_EXPECT_EQ(test, psem_close(&td->sem), 0);
+			KUNIT_EXPECT_EQ(test, psem_close(&td->cs.sem), 0);
 			ok = ok && nmi_sender_send_other(p);
 		} else {
 			ok = ok && nmi_sender_send_other(p);
-			KUNIT_EXPECT_EQ(test, psem_close(&td->sem), 0);
+			KUNIT_EXPECT_EQ(test, psem_close(&td->cs.sem), 0);
 		}
 		if (!ok) {
 			/* The parked permits may still be on their way. */
@@ -296,7 +296,7 @@ static void psem_test_nmi_close_quiesce_free(struct kunit *test)
 			kunit_err(test, "leaking round %u's psem\n", round);
 			break;
 		}
-		if (psem_quiesce(&td->sem, PSEM_TEST_HANG_GUARD)) {
+		if (psem_quiesce(&td->cs.sem, PSEM_TEST_HANG_GUARD)) {
 			/* Not safe to free: permits are still out. */
 			KUNIT_FAIL(test, "round %u: quiesce timed out", round);
 			kunit_err(test, "leaking round %u's psem\n", round);
@@ -311,8 +311,8 @@ static void psem_test_nmi_close_quiesce_free(struct kunit *test)
 		else if (calls)
 			KUNIT_FAIL(test, "round %u: callback result %d", round,
 				   td->r.result);
-		KUNIT_EXPECT_EQ(test, psem_available(&td->sem), 4L);
-		KUNIT_EXPECT_EQ(test, psem_debt(&td->sem), 0UL);
+		KUNIT_EXPECT_EQ(test, psem_available(&td->cs.sem), 4L);
+		KUNIT_EXPECT_EQ(test, psem_debt(&td->cs.sem), 0UL);
 		kfree(td);
 		if (atomic_read(&p->errors))
 			break;
@@ -357,8 +357,8 @@ static void psem_test_nmi_close_quiesce_free(struct kunit *test)
  */
 struct nmi_refuse {
 	struct nmi_sender	nmi;
-	struct psem	open;
-	struct psem	closed;
+	struct psem_capped	open;
+	struct psem_capped	closed;
 	struct psem	plain;
 	struct psem_test_req	r;
 	int		close;
@@ -372,9 +372,9 @@ static void nmi_refuse_fn(struct nmi_sender *p)
 {
 	struct nmi_refuse *x = container_of(p, struct nmi_refuse, nmi);
 
-	x->close = psem_close(&x->open);
-	x->reopen = psem_reopen(&x->closed);
-	x->resize = psem_resize(&x->open, 1);
+	x->close = psem_close(&x->open.sem);
+	x->reopen = psem_reopen(&x->closed.sem);
+	x->resize = psem_resize(&x->open.sem, 1);
 	x->reduce = psem_reduce(&x->plain, 1);
 	x->async = psem_acquire_async(&x->plain, 2, &x->r.aw, psem_test_req_fn);
 }
@@ -392,14 +392,14 @@ static void psem_test_nmi_refused(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, x);
 	KUNIT_ASSERT_EQ(test, psem_init_capacity(&x->open, 3), 0);
-	KUNIT_ASSERT_TRUE(test, psem_try_acquire(&x->open, 1));
+	KUNIT_ASSERT_TRUE(test, psem_try_acquire(&x->open.sem, 1));
 	KUNIT_ASSERT_EQ(test, psem_init_capacity(&x->closed, 2), 0);
-	KUNIT_ASSERT_EQ(test, psem_close(&x->closed), 0);
+	KUNIT_ASSERT_EQ(test, psem_close(&x->closed.sem), 0);
 	psem_init(&x->plain, 1);
 	x->r.sem = &x->plain;
 	nmi_sender_arm(test, &x->nmi, nmi_refuse_fn);
-	open = psem_test_snapshot(&x->open);
-	closed = psem_test_snapshot(&x->closed);
+	open = psem_test_snapshot(&x->open.sem);
+	closed = psem_test_snapshot(&x->closed.sem);
 	plain = psem_test_snapshot(&x->plain);
 
 	refusals = nmi_send_refused(test, &x->nmi);
@@ -410,22 +410,22 @@ static void psem_test_nmi_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, x->reduce, -EPERM);
 	KUNIT_EXPECT_EQ(test, x->async, -EPERM);
 	KUNIT_EXPECT_EQ(test, refusals, 5ULL);
-	psem_test_expect_unchanged(test, &x->open, &open, "open");
-	psem_test_expect_unchanged(test, &x->closed, &closed, "closed");
+	psem_test_expect_unchanged(test, &x->open.sem, &open, "open");
+	psem_test_expect_unchanged(test, &x->closed.sem, &closed, "closed");
 	psem_test_expect_unchanged(test, &x->plain, &plain, "plain");
-	KUNIT_EXPECT_FALSE(test, psem_is_closed(&x->open));
-	KUNIT_EXPECT_TRUE(test, psem_is_closed(&x->closed));
+	KUNIT_EXPECT_FALSE(test, psem_is_closed(&x->open.sem));
+	KUNIT_EXPECT_TRUE(test, psem_is_closed(&x->closed.sem));
 	/* The refused waiter was never queued, and is never called. */
 	KUNIT_EXPECT_FALSE(test, psem_cancel_async(&x->plain, &x->r.aw));
 	KUNIT_EXPECT_EQ(test, psem_test_calls(&x->r), 0);
 
 	/* From a task the same calls work. */
-	KUNIT_EXPECT_EQ(test, psem_resize(&x->open, 1), 0);
-	KUNIT_EXPECT_EQ(test, psem_reopen(&x->closed), 0);
+	KUNIT_EXPECT_EQ(test, psem_resize(&x->open.sem, 1), 0);
+	KUNIT_EXPECT_EQ(test, psem_reopen(&x->closed.sem), 0);
 	KUNIT_EXPECT_EQ(test, psem_reduce(&x->plain, 1), 0);
 	KUNIT_EXPECT_EQ(test, psem_available(&x->plain), 0L);
-	KUNIT_EXPECT_EQ(test, psem_release(&x->open, 1), 0);
-	PSEM_TEST_EXPECT_IDLE(test, &x->open, 1);
+	KUNIT_EXPECT_EQ(test, psem_release(&x->open.sem, 1), 0);
+	PSEM_TEST_EXPECT_IDLE(test, &x->open.sem, 1);
 	nmi_sender_report(test, &x->nmi);
 }
 
@@ -436,7 +436,7 @@ static void psem_test_nmi_refused(struct kunit *test)
 /* Each psem: capacity 1, its permit out, closed: a release from NMI parks. */
 struct nmi_full {
 	struct nmi_sender	nmi;
-	struct psem		sem[NMI_FULL_PSEMS];
+	struct psem_capped	sem[NMI_FULL_PSEMS];
 	int			ret[NMI_FULL_PSEMS];
 };
 
@@ -446,7 +446,7 @@ static void nmi_full_fn(struct nmi_sender *p)
 	int i;
 
 	for (i = 0; i < NMI_FULL_PSEMS; i++)
-		x->ret[i] = psem_release(&x->sem[i], 1);
+		x->ret[i] = psem_release(&x->sem[i].sem, 1);
 }
 
 /*
@@ -463,17 +463,17 @@ static void psem_test_nmi_many_psems(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, x);
 	for (i = 0; i < NMI_FULL_PSEMS; i++) {
 		KUNIT_ASSERT_EQ(test, psem_init_capacity(&x->sem[i], 1), 0);
-		KUNIT_ASSERT_TRUE(test, psem_try_acquire(&x->sem[i], 1));
-		KUNIT_ASSERT_EQ(test, psem_close(&x->sem[i]), 0);
+		KUNIT_ASSERT_TRUE(test, psem_try_acquire(&x->sem[i].sem, 1));
+		KUNIT_ASSERT_EQ(test, psem_close(&x->sem[i].sem), 0);
 	}
 	nmi_sender_arm(test, &x->nmi, nmi_full_fn);
 	refusals = nmi_send_refused(test, &x->nmi);
 	nmi_sender_expect_runs(test, &x->nmi, 1);
 	KUNIT_EXPECT_EQ(test, refusals, 0ULL);
 	for (i = 0; i < NMI_FULL_PSEMS; i++) {
-		psem_sync(&x->sem[i]);
+		psem_sync(&x->sem[i].sem);
 		KUNIT_EXPECT_EQ_MSG(test, x->ret[i], 0, "release %d", i);
-		KUNIT_EXPECT_EQ_MSG(test, psem_available(&x->sem[i]), 1L,
+		KUNIT_EXPECT_EQ_MSG(test, psem_available(&x->sem[i].sem), 1L,
 				    "psem %d", i);
 	}
 	nmi_sender_report(test, &x->nmi);

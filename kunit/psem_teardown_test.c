@@ -47,11 +47,13 @@ static void psem_test_close_quiesce_free(struct kunit *test)
 	unsigned int round;
 
 	for (round = 0; round < TEARDOWN_ROUNDS; round++) {
-		struct psem *sem = kmalloc(sizeof(*sem), GFP_KERNEL);
+		struct psem_capped *cs = kmalloc(sizeof(*cs), GFP_KERNEL);
 		struct psem_test_thread *intr, *timed;
+		struct psem *sem;
 
-		KUNIT_ASSERT_NOT_NULL(test, sem);
-		KUNIT_ASSERT_EQ(test, psem_init_capacity(sem, 2), 0);
+		KUNIT_ASSERT_NOT_NULL(test, cs);
+		KUNIT_ASSERT_EQ(test, psem_init_capacity(cs, 2), 0);
+		sem = &cs->sem;
 		KUNIT_ASSERT_TRUE(test, psem_try_acquire(sem, 2));
 		intr = psem_test_linked_waiter(test, sem, PSEM_TEST_INTERRUPTIBLE, 1, 1);
 		timed = psem_test_waiter(test, sem, PSEM_TEST_TIMEOUT, 1, 1 + round % 3);
@@ -65,7 +67,7 @@ static void psem_test_close_quiesce_free(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, psem_close(sem), 0);
 		KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
 		KUNIT_EXPECT_EQ(test, psem_quiesce(sem, PSEM_TEST_HANG_GUARD), 0);
-		kfree(sem);
+		kfree(cs);
 
 		/* psem_test_unstick() must not release into the freed psem. */
 		KUNIT_ASSERT_TRUE(test, psem_test_wait_done(intr));
@@ -443,10 +445,8 @@ static void psem_test_close_many_async(struct kunit *test)
 static void psem_test_closed_release_overflow(struct kunit *test)
 {
 	struct psem *open = psem_test_sem(test, 1);
-	struct psem *capped = kunit_kzalloc(test, sizeof(*capped), GFP_KERNEL);
+	struct psem *capped = psem_test_capped_sem(test, 10);
 
-	KUNIT_ASSERT_NOT_NULL(test, capped);
-	KUNIT_ASSERT_EQ(test, psem_init_capacity(capped, 10), 0);
 	KUNIT_ASSERT_TRUE(test, psem_try_acquire(capped, 5));
 	KUNIT_ASSERT_EQ(test, psem_close(open), 0);
 	KUNIT_ASSERT_EQ(test, psem_close(capped), 0);

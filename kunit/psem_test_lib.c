@@ -520,11 +520,11 @@ EXPORT_SYMBOL_PSEM_KUNIT(psem_test_sem);
  */
 struct psem *psem_test_capped_sem(struct kunit *test, long capacity)
 {
-	struct psem *sem = kunit_kzalloc(test, sizeof(*sem), GFP_KERNEL);
+	struct psem_capped *cs = kunit_kzalloc(test, sizeof(*cs), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, sem);
-	KUNIT_ASSERT_EQ(test, psem_init_capacity(sem, capacity), 0);
-	return sem;
+	KUNIT_ASSERT_NOT_NULL(test, cs);
+	KUNIT_ASSERT_EQ(test, psem_init_capacity(cs, capacity), 0);
+	return &cs->sem;
 }
 EXPORT_SYMBOL_PSEM_KUNIT(psem_test_capped_sem);
 

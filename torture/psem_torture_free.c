@@ -472,19 +472,21 @@ static bool tt_free_check(struct psem *sem, long cap, int ret)
 static void tt_free_cycle(struct rnd_state *rnd)
 {
 	unsigned long end;
+	struct psem_capped *cs;
 	struct psem *sem;
 	long own, linked;
 	bool settled;
 	int i, ret;
 
-	sem = kmalloc(sizeof(*sem), GFP_KERNEL);
-	if (!sem) {
+	cs = kmalloc(sizeof(*cs), GFP_KERNEL);
+	if (!cs) {
 		schedule_timeout_idle(1);
 		return;
 	}
-	if (psem_init_capacity(sem, TT_FREE_CAP)) {
+	sem = &cs->sem;
+	if (psem_init_capacity(cs, TT_FREE_CAP)) {
 		tt_viol_err("life free: psem_init_capacity(%d) failed\n", TT_FREE_CAP);
-		kfree(sem);
+		kfree(cs);
 		schedule_timeout_idle(HZ);
 		return;
 	}
@@ -542,7 +544,7 @@ static void tt_free_cycle(struct rnd_state *rnd)
 	tt_free_sem = NULL;
 	spin_unlock(&tt_free_lock);
 	/* While the waiters that close, signals and timeouts ended still leave. */
-	kfree(sem);
+	kfree(cs);
 	tt_free_inc(TT_FC_CYCLES);
 }
 

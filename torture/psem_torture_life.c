@@ -8,7 +8,7 @@
 
 #include "psem_torture.h"
 
-static struct psem tt_lsem;	/* life phase */
+static struct psem_capped tt_lsem;	/* life phase */
 static bool tt_life_ran;	/* the test ran a life phase: report it */
 
 /* ---------------------------------------------------------------------- */
@@ -91,23 +91,23 @@ static long tt_life_get(enum tt_life_count c)
 static void tt_life_resize(long cap)
 {
 	unsigned long i = tt_life_res_begin + 1;
-	long old = psem_capacity(&tt_lsem);
+	long old = psem_capacity(&tt_lsem.sem);
 	int ret;
 
 	WRITE_ONCE(tt_life_hist[i % TT_LIFE_HIST], cap);
 	smp_store_release(&tt_life_res_begin, i);	/* the capacity first */
 	smp_mb();	/* pairs with tt_life_win_end(): begin before the resize */
-	ret = psem_resize(&tt_lsem, cap);
+	ret = psem_resize(&tt_lsem.sem, cap);
 	if (ret)
 		tt_viol_err("life: psem_resize(%ld) returned %d\n", cap, ret);
-	if (cap < old && psem_debt(&tt_lsem))
+	if (cap < old && psem_debt(&tt_lsem.sem))
 		tt_life_inc(TT_LC_SHRINK_OUT);
 	/* Pairs with tt_life_win_begin(): the resize is over. */
 	smp_store_release(&tt_life_res_end, i);
 	WRITE_ONCE(tt_life_cap, cap);
-	if (psem_capacity(&tt_lsem) != cap)
+	if (psem_capacity(&tt_lsem.sem) != cap)
 		tt_viol_err("life: capacity %ld after psem_resize(%ld)\n",
-			    psem_capacity(&tt_lsem), cap);
+			    psem_capacity(&tt_lsem.sem), cap);
 	tt_life_inc(cap < old ? TT_LC_SHRINK : TT_LC_GROW);
 }
 
@@ -118,10 +118,10 @@ static void tt_life_close(void)
 
 	WRITE_ONCE(tt_life_state, tt_life_state + 1);
 	smp_mb();	/* pairs with tt_life_win_end(): closing before the close */
-	ret = psem_close(&tt_lsem);
+	ret = psem_close(&tt_lsem.sem);
 	if (ret)
 		tt_viol_err("life: psem_close() returned %d\n", ret);
-	if (!psem_is_closed(&tt_lsem))
+	if (!psem_is_closed(&tt_lsem.sem))
 		tt_viol_err("life: not closed after psem_close()\n");
 	smp_mb();	/* pairs with tt_life_win_begin(): closed after the close */
 	WRITE_ONCE(tt_life_state, tt_life_state + 1);
@@ -135,10 +135,10 @@ static void tt_life_reopen(void)
 
 	WRITE_ONCE(tt_life_state, tt_life_state + 1);
 	smp_mb();	/* as in tt_life_close() */
-	ret = psem_reopen(&tt_lsem);
+	ret = psem_reopen(&tt_lsem.sem);
 	if (ret)
 		tt_viol_err("life: psem_reopen() returned %d\n", ret);
-	if (psem_is_closed(&tt_lsem))
+	if (psem_is_closed(&tt_lsem.sem))
 		tt_viol_err("life: closed after psem_reopen()\n");
 	smp_mb();	/* as in tt_life_close() */
 	WRITE_ONCE(tt_life_state, tt_life_state + 1);
@@ -251,7 +251,7 @@ static void tt_life_hold(struct tt_thread *t, long n)
 
 static void tt_life_put_all(struct tt_thread *t)
 {
-	tt_put_all(t, &tt_lsem);
+	tt_put_all(t, &tt_lsem.sem);
 }
 
 /*
@@ -292,14 +292,14 @@ static void tt_life_check_locked(void)
 	long word, bal, cap;
 	bool waiters;
 
-	spin_lock_irqsave(&tt_lsem.lock, flags);
+	spin_lock_irqsave(&tt_lsem.sem.lock, flags);
 	/* Under the queue lock: the list cannot change, no barrier needed. */
-	waiters = !psem_queue_empty(&tt_lsem);
-	debt = psem_debt(&tt_lsem);
-	word = atomic_long_read(&tt_lsem.count);
-	bal = psem_available(&tt_lsem);
-	cap = psem_capacity(&tt_lsem);
-	spin_unlock_irqrestore(&tt_lsem.lock, flags);
+	waiters = !psem_queue_empty(&tt_lsem.sem);
+	debt = psem_debt(&tt_lsem.sem);
+	word = atomic_long_read(&tt_lsem.sem.count);
+	bal = psem_available(&tt_lsem.sem);
+	cap = psem_capacity(&tt_lsem.sem);
+	spin_unlock_irqrestore(&tt_lsem.sem.lock, flags);
 	if (bal > cap)
 		tt_viol_err("life: balance %ld above the capacity %ld (queue lock held)\n",
 			    bal, cap);
@@ -315,9 +315,9 @@ static void tt_life_acquire(struct tt_thread *t)
 	struct tt_life_win w;
 	int ret;
 
-	tt_wait_begin(t, &tt_lsem, n, how == TT_INTR);
+	tt_wait_begin(t, &tt_lsem.sem, n, how == TT_INTR);
 	tt_life_win_begin(&w);
-	ret = tt_acquire(t, &tt_lsem, n, how, NULL);
+	ret = tt_acquire(t, &tt_lsem.sem, n, how, NULL);
 	tt_life_win_end(&w);
 	tt_wait_end(t);
 	tt_life_outcome(t, tt_how_names[how], n, ret, &w, how == TT_INTR,
@@ -337,7 +337,7 @@ static void tt_life_try(struct tt_thread *t)
 	bool ok;
 
 	tt_life_win_begin(&w);
-	ok = psem_try_acquire(&tt_lsem, n);
+	ok = psem_try_acquire(&tt_lsem.sem, n);
 	tt_life_win_end(&w);
 	if (ok && tt_life_judge("try_acquire", n, 0, &w, false, false))
 		tt_life_hold(t, n);
@@ -351,7 +351,7 @@ static void tt_life_drain(struct tt_thread *t)
 	struct tt_life_win w;
 
 	tt_life_win_begin(&w);
-	got = psem_drain(&tt_lsem, up_to);
+	got = psem_drain(&tt_lsem.sem, up_to);
 	tt_life_win_end(&w);
 	if (got < 0 || got > up_to)
 		tt_viol_err("life: psem_drain(%ld) returned %ld\n", up_to, got);
@@ -416,7 +416,7 @@ static void tt_life_async(struct tt_thread *t)
 	atomic_set(&r->done, 0);
 	WRITE_ONCE(r->queued, true);
 	tt_life_win_begin(&w);
-	ret = psem_acquire_async(&tt_lsem, n, &r->aw, tt_life_callback);
+	ret = psem_acquire_async(&tt_lsem.sem, n, &r->aw, tt_life_callback);
 	if (ret != -EINPROGRESS) {
 		tt_life_win_end(&w);
 		WRITE_ONCE(r->queued, false);
@@ -432,7 +432,7 @@ static void tt_life_async(struct tt_thread *t)
 	if (holding) {
 		wait_event_idle_timeout(r->wq, tt_life_req_done(r), 1 + tt_rand(t, 3));
 	} else if (tt_rand(t, 2)) {
-		tt_wait_begin(t, &tt_lsem, n, false);
+		tt_wait_begin(t, &tt_lsem.sem, n, false);
 		wait_event_idle(r->wq, tt_life_req_done(r));
 		tt_wait_end(t);
 	} else {
@@ -442,16 +442,16 @@ static void tt_life_async(struct tt_thread *t)
 		sync = !tt_rand(t, 16);
 		if (sync) {
 			tt_life_inc(TT_LA_CANCEL_SYNC);
-			cancelled = psem_cancel_async_sync(&tt_lsem, &r->aw);
+			cancelled = psem_cancel_async_sync(&tt_lsem.sem, &r->aw);
 			if (!cancelled && !tt_life_req_done(r))
 				tt_viol_err("life: psem_cancel_async_sync() returned false before the callback ran\n");
 		} else {
-			cancelled = psem_cancel_async(&tt_lsem, &r->aw);
+			cancelled = psem_cancel_async(&tt_lsem.sem, &r->aw);
 		}
 		tt_life_inc(cancelled ? TT_LA_CANCELLED : TT_LA_CANCEL_LATE);
 		if (!cancelled) {
 			/* The callback has run or is running: wait for it. */
-			tt_wait_begin(t, &tt_lsem, n, false);
+			tt_wait_begin(t, &tt_lsem.sem, n, false);
 			wait_event_idle(r->wq, tt_life_req_done(r));
 			tt_wait_end(t);
 		}
@@ -484,7 +484,7 @@ static void tt_life_step(struct tt_thread *t)
 {
 	long total;
 
-	tt_pick_step(t, &tt_lsem, 35, tt_life_picks);
+	tt_pick_step(t, &tt_lsem.sem, 35, tt_life_picks);
 	if (!(t->ops % 32))
 		tt_life_check_locked();
 	total = atomic_long_read(&tt_held_total);
@@ -522,13 +522,13 @@ static void tt_life_churn_one(struct rnd_state *rnd)
 		long cap = r < 4 ? 0 : prandom_u32_state(rnd) % (tt_life_cap_max() + 1);
 
 		tt_life_resize(cap);
-	} else if (psem_is_closed(&tt_lsem)) {
+	} else if (psem_is_closed(&tt_lsem.sem)) {
 		if (r < 90)	/* closed about a tenth of the time */
 			tt_life_reopen();
 	} else if (r < 55) {
 		tt_life_close();
 	} else if (r < 65) {
-		ret = psem_quiesce(&tt_lsem, 0);	/* only checks: never sleeps */
+		ret = psem_quiesce(&tt_lsem.sem, 0);	/* only checks: never sleeps */
 		if (ret && ret != -ETIME)
 			tt_viol_err("life: psem_quiesce(0) returned %d\n", ret);
 		tt_life_inc(TT_LC_QUIESCE);
@@ -554,7 +554,7 @@ static int tt_life_churn(void *arg)
 static void tt_life_rescue(void)
 {
 	mutex_lock(&tt_life_mx);
-	if (!psem_is_closed(&tt_lsem))
+	if (!psem_is_closed(&tt_lsem.sem))
 		tt_life_close();
 	mutex_unlock(&tt_life_mx);
 }
@@ -572,21 +572,21 @@ static void tt_life_quiescent(int stage)
 	int i, ret;
 
 	mutex_lock(&tt_life_mx);
-	if (psem_is_closed(&tt_lsem) || psem_capacity(&tt_lsem) != tp_permits)
+	if (psem_is_closed(&tt_lsem.sem) || psem_capacity(&tt_lsem.sem) != tp_permits)
 		tt_life_inc(TT_LC_RESTORE);
-	if (psem_is_closed(&tt_lsem))
+	if (psem_is_closed(&tt_lsem.sem))
 		tt_life_reopen();
-	if (psem_capacity(&tt_lsem) != tp_permits)
+	if (psem_capacity(&tt_lsem.sem) != tp_permits)
 		tt_life_resize(tp_permits);
-	ret = psem_quiesce(&tt_lsem, TT_LIFE_QUIESCE_S * HZ);
+	ret = psem_quiesce(&tt_lsem.sem, TT_LIFE_QUIESCE_S * HZ);
 	if (ret)
 		tt_viol_err("life: paused (stage %d): psem_quiesce() returned %d: available %ld of %d, debt %lu\n",
-			    stage, ret, psem_available(&tt_lsem), tp_permits, psem_debt(&tt_lsem));
-	avail = psem_available(&tt_lsem);
-	debt = psem_debt(&tt_lsem);
-	word = atomic_long_read(&tt_lsem.count);
-	cap = psem_capacity(&tt_lsem);
-	waiters = tt_has_waiters(&tt_lsem);
+			    stage, ret, psem_available(&tt_lsem.sem), tp_permits, psem_debt(&tt_lsem.sem));
+	avail = psem_available(&tt_lsem.sem);
+	debt = psem_debt(&tt_lsem.sem);
+	word = atomic_long_read(&tt_lsem.sem.count);
+	cap = psem_capacity(&tt_lsem.sem);
+	waiters = tt_has_waiters(&tt_lsem.sem);
 	total = atomic_long_read(&tt_held_total);
 	for (i = 0; i < tt_nthr; i++) {
 		sum += atomic_long_read(&tt_thr[i].held);
@@ -631,7 +631,7 @@ static void tt_life_report(void)
 /* The monitor's bounds, and the word under the queue lock. */
 static void tt_life_monitor(void)
 {
-	tt_monitor_bounds(&tt_lsem, tt_life_cap_max());
+	tt_monitor_bounds(&tt_lsem.sem, tt_life_cap_max());
 	tt_life_check_locked();
 }
 
@@ -661,7 +661,7 @@ static void tt_life_finished(void)
 
 const struct psem_torture_ops tt_life_ops = {
 	.name		= "life",
-	.sem		= &tt_lsem,
+	.sem		= &tt_lsem.sem,
 	.init		= tt_life_init,
 	.start		= tt_life_start,
 	.stop		= tt_life_stop,

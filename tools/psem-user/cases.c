@@ -79,11 +79,14 @@ struct psem *case_psem(long permits)
 
 struct psem *case_psem_owned(long cap)
 {
-	struct psem *sem = case_alloc();
+	struct psem_capped *cs = calloc(1, sizeof(*cs));
+	struct psem *sem = &cs->sem;
 
-	if (!CHECK(psem_init_capacity(sem, cap) == 0, "capacity %ld", cap) ||
+	if (!cs)
+		abort();
+	if (!CHECK(psem_init_capacity(cs, cap) == 0, "capacity %ld", cap) ||
 	    !CHECK(psem_try_acquire(sem, cap), "the owner's %ld permits", cap)) {
-		free(sem);
+		free(cs);
 		return NULL;
 	}
 	return sem;

@@ -331,37 +331,37 @@ static void dc_fn(struct psem_async *aw, int result)
 
 void case_double_cancel(void)
 {
-	struct psem sem;
+	struct psem_capped cs;
 	struct psem_async *aw = calloc(1, sizeof(*aw));
 	bool c1, c2;
 	int ret;
 
 	if (!aw)
 		abort();
-	psem_init_capacity(&sem, 4);
-	CHECK(psem_try_acquire(&sem, 3), "take 3");
-	ret = psem_acquire_async(&sem, 3, aw, dc_fn);
+	psem_init_capacity(&cs, 4);
+	CHECK(psem_try_acquire(&cs.sem, 3), "take 3");
+	ret = psem_acquire_async(&cs.sem, 3, aw, dc_fn);
 	if (!CHECK(ret == -EINPROGRESS, "async wait for 3: %d", ret))
 		return;
-	CHECK(psem_available(&sem) == 0, "available %ld after the wait",
-	      psem_available(&sem));
-	c1 = psem_cancel_async(&sem, aw);
+	CHECK(psem_available(&cs.sem) == 0, "available %ld after the wait",
+	      psem_available(&cs.sem));
+	c1 = psem_cancel_async(&cs.sem, aw);
 	CHECK(c1, "the first cancel returned false");
-	CHECK(psem_available(&sem) == 1, "available %ld after the first cancel",
-	      psem_available(&sem));
-	c2 = psem_cancel_async(&sem, aw);
+	CHECK(psem_available(&cs.sem) == 1, "available %ld after the first cancel",
+	      psem_available(&cs.sem));
+	c2 = psem_cancel_async(&cs.sem, aw);
 	note("second cancel returned %s, available %ld", c2 ? "true" : "false",
-	     psem_available(&sem));
+	     psem_available(&cs.sem));
 	CHECK(!c2, "the second cancel returned true");
-	CHECK(psem_available(&sem) == 1,
+	CHECK(psem_available(&cs.sem) == 1,
 	      "available %ld after the second cancel, want 1",
-	      psem_available(&sem));
-	ret = psem_release(&sem, 3);
+	      psem_available(&cs.sem));
+	ret = psem_release(&cs.sem, 3);
 	CHECK(ret == 0, "releasing the 3 held returned %d", ret);
-	CHECK(psem_available(&sem) == 4, "available %ld, want 4",
-	      psem_available(&sem));
+	CHECK(psem_available(&cs.sem) == 4, "available %ld, want 4",
+	      psem_available(&cs.sem));
 	CHECK(!ld(&dc_calls), "the callback ran");
-	CHECK(!linked(&sem), "a waiter is linked");
+	CHECK(!linked(&cs.sem), "a waiter is linked");
 	free(aw);
 }
 
@@ -379,7 +379,7 @@ static void cnq_fn(struct psem_async *aw, int result)
 
 void case_cancel_never_queued(void)
 {
-	struct psem sem;
+	struct psem_capped cs;
 	struct psem_async *aw = calloc(1, sizeof(*aw));
 	long before;
 	bool c;
@@ -388,38 +388,38 @@ void case_cancel_never_queued(void)
 	if (!aw)
 		abort();
 	/* Granted at once, never queued. */
-	psem_init_capacity(&sem, 4);
-	ret = psem_acquire_async(&sem, 1, aw, cnq_fn);
+	psem_init_capacity(&cs, 4);
+	ret = psem_acquire_async(&cs.sem, 1, aw, cnq_fn);
 	if (!CHECK(ret == 0, "async acquire of 1 of 4 returned %d", ret))
 		return;
-	before = word(&sem);
-	c = psem_cancel_async(&sem, aw);
+	before = word(&cs.sem);
+	c = psem_cancel_async(&cs.sem, aw);
 	note("granted at once: cancel returned %s, available %ld",
-	     c ? "true" : "false", psem_available(&sem));
+	     c ? "true" : "false", psem_available(&cs.sem));
 	CHECK(!c, "cancel of a wait granted at once returned true");
-	CHECK(word(&sem) == before, "the word changed: %#lx -> %#lx",
-	      (unsigned long)before, (unsigned long)word(&sem));
-	CHECK(psem_release(&sem, 1) == 0 && psem_available(&sem) == 4,
-	      "accounting: available %ld", psem_available(&sem));
+	CHECK(word(&cs.sem) == before, "the word changed: %#lx -> %#lx",
+	      (unsigned long)before, (unsigned long)word(&cs.sem));
+	CHECK(psem_release(&cs.sem, 1) == 0 && psem_available(&cs.sem) == 4,
+	      "accounting: available %ld", psem_available(&cs.sem));
 	if (case_failed)
 		return;
 
 	/* Queued, then completed: the callback ran. */
-	CHECK(psem_try_acquire(&sem, 4), "take 4");
-	ret = psem_acquire_async(&sem, 1, aw, cnq_fn);
+	CHECK(psem_try_acquire(&cs.sem, 4), "take 4");
+	ret = psem_acquire_async(&cs.sem, 1, aw, cnq_fn);
 	if (!CHECK(ret == -EINPROGRESS, "async wait: %d", ret))
 		return;
-	CHECK(psem_release(&sem, 1) == 0, "the release that serves it");
+	CHECK(psem_release(&cs.sem, 1) == 0, "the release that serves it");
 	CHECK(ld(&cnq_calls) == 1 && cnq_result == 0, "callback: %d calls, %d",
 	      ld(&cnq_calls), cnq_result);
-	before = word(&sem);
-	c = psem_cancel_async(&sem, aw);
+	before = word(&cs.sem);
+	c = psem_cancel_async(&cs.sem, aw);
 	note("completed: cancel returned %s, available %ld",
-	     c ? "true" : "false", psem_available(&sem));
+	     c ? "true" : "false", psem_available(&cs.sem));
 	CHECK(!c, "cancel of a completed wait returned true");
-	CHECK(word(&sem) == before, "the word changed");
-	CHECK(psem_release(&sem, 4) == 0 && psem_available(&sem) == 4,
-	      "accounting: available %ld", psem_available(&sem));
-	CHECK(!linked(&sem), "a waiter is linked");
+	CHECK(word(&cs.sem) == before, "the word changed");
+	CHECK(psem_release(&cs.sem, 4) == 0 && psem_available(&cs.sem) == 4,
+	      "accounting: available %ld", psem_available(&cs.sem));
+	CHECK(!linked(&cs.sem), "a waiter is linked");
 	free(aw);
 }

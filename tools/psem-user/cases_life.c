@@ -192,27 +192,27 @@ void case_close_quiesce_free(void)
  */
 static void closed_overflow_one(long cap, long hold)
 {
-	struct psem sem;
+	struct psem_capped cs;
 	long before;
 	int ret;
 
 	if (cap < 0) {
-		psem_init(&sem, 1);
+		psem_init(&cs.sem, 1);
 	} else {
-		psem_init_capacity(&sem, cap);
-		CHECK(psem_try_acquire(&sem, hold), "take %ld", hold);
+		psem_init_capacity(&cs, cap);
+		CHECK(psem_try_acquire(&cs.sem, hold), "take %ld", hold);
 	}
-	CHECK(psem_close(&sem) == 0, "close");
-	before = word(&sem);
-	ret = psem_release(&sem, PSEM_MAX_PERMITS);
+	CHECK(psem_close(&cs.sem) == 0, "close");
+	before = word(&cs.sem);
+	ret = psem_release(&cs.sem, PSEM_MAX_PERMITS);
 	note("%s: psem_release(PSEM_MAX_PERMITS) returned %d; word %#lx -> %#lx (balance %ld), %s",
 	     cap < 0 ? "uncapped, balance 1" : "capacity 10, balance 5", ret,
-	     (unsigned long)before, (unsigned long)word(&sem),
-	     psem_available(&sem), psem_is_closed(&sem) ? "closed" : "open");
+	     (unsigned long)before, (unsigned long)word(&cs.sem),
+	     psem_available(&cs.sem), psem_is_closed(&cs.sem) ? "closed" : "open");
 	CHECK(ret == -EOVERFLOW, "returned %d, want -EOVERFLOW", ret);
-	CHECK(word(&sem) == before, "the word changed: %#lx -> %#lx",
-	      (unsigned long)before, (unsigned long)word(&sem));
-	CHECK(psem_is_closed(&sem), "the psem reopened");
+	CHECK(word(&cs.sem) == before, "the word changed: %#lx -> %#lx",
+	      (unsigned long)before, (unsigned long)word(&cs.sem));
+	CHECK(psem_is_closed(&cs.sem), "the psem reopened");
 }
 
 void case_closed_release_overflow(void)
@@ -227,26 +227,26 @@ void case_closed_release_overflow(void)
  */
 void case_release_all_held_capacity(void)
 {
-	struct psem sem;
+	struct psem_capped cs;
 	long before;
 	int ret;
 
-	psem_init_capacity(&sem, 5);
-	CHECK(psem_try_acquire(&sem, 5), "take 5");
-	before = word(&sem);
-	ret = psem_release(&sem, 10);
+	psem_init_capacity(&cs, 5);
+	CHECK(psem_try_acquire(&cs.sem, 5), "take 5");
+	before = word(&cs.sem);
+	ret = psem_release(&cs.sem, 10);
 	CHECK(ret == -EOVERFLOW, "psem_release(10) returned %d", ret);
-	ret = psem_release_all_held(&sem, 10);
+	ret = psem_release_all_held(&cs.sem, 10);
 	note("psem_release_all_held(10) returned %d, balance %ld",
-	     ret, psem_available(&sem));
+	     ret, psem_available(&cs.sem));
 	CHECK(ret == -EOVERFLOW, "returned %d, want -EOVERFLOW", ret);
-	CHECK(word(&sem) == before, "the word changed: %#lx -> %#lx",
-	      (unsigned long)before, (unsigned long)word(&sem));
+	CHECK(word(&cs.sem) == before, "the word changed: %#lx -> %#lx",
+	      (unsigned long)before, (unsigned long)word(&cs.sem));
 	if (case_failed)
 		return;
-	CHECK(psem_release_all_held(&sem, 5) == 0, "the real release");
-	CHECK(psem_available(&sem) == 5, "available %ld",
-	      psem_available(&sem));
+	CHECK(psem_release_all_held(&cs.sem, 5) == 0, "the real release");
+	CHECK(psem_available(&cs.sem) == 5, "available %ld",
+	      psem_available(&cs.sem));
 }
 
 /*

@@ -634,9 +634,9 @@ static __attribute__((noreturn)) void hang(const char *when)
 		psem_debt(&stress_sem),
 		psem_mutex_is_locked(&stress_mx) ? "locked" : "unlocked",
 		psem_available(&stress_rw.sem),
-		psem_available(&stress_pool.sem), psem_available(&life_sem),
-		psem_capacity(&life_sem), psem_debt(&life_sem),
-		psem_is_closed(&life_sem) ? " closed" : "",
+		psem_available(&stress_pool.sem), psem_available(&life_sem.sem),
+		psem_capacity(&life_sem.sem), psem_debt(&life_sem.sem),
+		psem_is_closed(&life_sem.sem) ? " closed" : "",
 		__atomic_load_n(&life_held, __ATOMIC_RELAXED));
 	for (i = 0; i < nr_threads; i++)
 		fprintf(stderr, "psem-stress:   worker %d: %lu ops, in %s\n", i,

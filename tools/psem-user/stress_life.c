@@ -15,7 +15,7 @@
 #include "stress.h"
 
 /* The lifecycle's psem, and what the churn thread set (seqcounts). */
-struct psem life_sem;
+struct psem_capped life_sem;
 static unsigned long life_cap_gen, life_close_gen;
 static long life_cap = LIFE_CAP;
 static int life_closed;
@@ -99,7 +99,7 @@ static void life_resize(long cap)
 	int ret;
 
 	life_change_begin(&life_cap_gen);
-	ret = psem_resize(&life_sem, cap);
+	ret = psem_resize(&life_sem.sem, cap);
 	if (ret)
 		die("psem_resize(%ld) returned %d\n", cap, ret);
 	__atomic_store_n(&life_cap, cap, __ATOMIC_SEQ_CST);
@@ -112,7 +112,7 @@ static void life_close(bool close, bool closed)
 	int ret, want = close == closed ? -EALREADY : 0;
 
 	life_change_begin(&life_close_gen);
-	ret = close ? psem_close(&life_sem) : psem_reopen(&life_sem);
+	ret = close ? psem_close(&life_sem.sem) : psem_reopen(&life_sem.sem);
 	if (ret != want)
 		die("psem_%s() of a psem %s returned %d, not %d\n",
 		    close ? "close" : "reopen", closed ? "closed" : "open",
@@ -233,22 +233,22 @@ static void life_give_back(struct worker *w, long n)
 	switch (rnd(w) % 4) {
 	case 0:
 		count_op(w, "life release_all_held");
-		ret = psem_release_all_held(&life_sem, n);
+		ret = psem_release_all_held(&life_sem.sem, n);
 		break;
 	case 1:
 		if (n > 1) {
 			long k = 1 + rnd(w) % (n - 1);
 
 			count_op(w, "life release(split)");
-			ret = psem_release(&life_sem, k);
+			ret = psem_release(&life_sem.sem, k);
 			if (!ret)
-				ret = psem_release(&life_sem, n - k);
+				ret = psem_release(&life_sem.sem, n - k);
 			break;
 		}
 		/* fall through */
 	default:
 		count_op(w, "life release");
-		ret = psem_release(&life_sem, n);
+		ret = psem_release(&life_sem.sem, n);
 	}
 	if (ret)
 		die("life release of %ld returned %d: permits created or lost\n",
@@ -315,10 +315,10 @@ static long life_async(struct worker *w, long n, const struct life_snap *s0)
 		/* Once: the last round's work may still be returning. */
 		if (!la->aww.work.func)
 			psem_init_async_work(&la->aww, life_async_work_fn);
-		ret = psem_acquire_async_work(&life_sem, n, &la->aww);
+		ret = psem_acquire_async_work(&life_sem.sem, n, &la->aww);
 	} else {
 		count_op(w, "acquire_async");
-		ret = psem_acquire_async(&life_sem, n, &la->aww.aw,
+		ret = psem_acquire_async(&life_sem.sem, n, &la->aww.aw,
 					 life_async_fn);
 	}
 	if (ret != -EINPROGRESS) {
@@ -337,14 +337,14 @@ static long life_async(struct worker *w, long n, const struct life_snap *s0)
 		/* Withdraw it: cancelled, or completed by now. */
 		if (how == 0) {
 			count_op(w, "cancel_async_sync");
-			cancelled = psem_cancel_async_sync(&life_sem,
+			cancelled = psem_cancel_async_sync(&life_sem.sem,
 							   &la->aww.aw);
 			/* A completion in flight has returned. */
 			if (!cancelled && !work && !life_async_done(la))
 				die("cancel_async_sync returned false before the callback returned\n");
 		} else {
 			count_op(w, "cancel_async");
-			cancelled = psem_cancel_async(&life_sem, &la->aww.aw);
+			cancelled = psem_cancel_async(&life_sem.sem, &la->aww.aw);
 		}
 		if (cancelled) {
 			__atomic_store_n(&la->armed, 0, __ATOMIC_RELAXED);
@@ -379,34 +379,34 @@ void life_op(struct worker *w)
 	switch (rnd(w) % 32) {
 	case 0: case 1: case 2: case 3:
 		count_op(w, "life acquire");
-		ret = psem_acquire(&life_sem, n);
+		ret = psem_acquire(&life_sem.sem, n);
 		got = life_outcome(w, LIFE_WAIT, n, ret, &s0);
 		break;
 	case 4: case 5: case 6:
 		count_op(w, "life acquire_interruptible");
-		ret = psem_acquire_interruptible(&life_sem, n);
+		ret = psem_acquire_interruptible(&life_sem.sem, n);
 		got = life_outcome(w, LIFE_INTR, n, ret, &s0);
 		break;
 	case 7: case 8: case 9:
 		count_op(w, "life acquire_killable");
-		ret = psem_acquire_killable(&life_sem, n);
+		ret = psem_acquire_killable(&life_sem.sem, n);
 		got = life_outcome(w, LIFE_KILL, n, ret, &s0);
 		break;
 	case 10: case 11: case 12: case 13:
 		count_op(w, "life acquire_timeout");
-		ret = psem_acquire_timeout(&life_sem, n, 1 + rnd(w) % 3);
+		ret = psem_acquire_timeout(&life_sem.sem, n, 1 + rnd(w) % 3);
 		got = life_outcome(w, LIFE_TIMEOUT, n, ret, &s0);
 		break;
 	case 14: case 15:
 		count_op(w, "life acquire_timeout(0)");
-		ret = psem_acquire_timeout(&life_sem, n, 0);
+		ret = psem_acquire_timeout(&life_sem.sem, n, 0);
 		got = life_outcome(w, LIFE_TRY, n, ret, &s0);
 		break;
 	case 16: case 17: case 18: {
 		bool cap_stable, close_stable;
 
 		count_op(w, "life try_acquire");
-		got = psem_try_acquire(&life_sem, n) ? n : -1;
+		got = psem_try_acquire(&life_sem.sem, n) ? n : -1;
 		life_stable(&s0, &cap_stable, &close_stable);
 		if (got >= 0 && close_stable && s0.closed)
 			die("try_acquire(%ld) of a closed psem succeeded: permits created\n",
@@ -427,7 +427,7 @@ void life_op(struct worker *w)
 		bool cap_stable, close_stable;
 
 		count_op(w, "life drain");
-		got = psem_drain(&life_sem, up_to);
+		got = psem_drain(&life_sem.sem, up_to);
 		life_stable(&s0, &cap_stable, &close_stable);
 		if (got < 0 || got > up_to || got > LIFE_CAP ||
 		    (cap_stable && got > s0.cap) ||
@@ -445,8 +445,8 @@ void life_op(struct worker *w)
 
 		/* A short one, racing the churn's resizes and closes. */
 		count_op(w, killable ? "life quiesce_killable" : "life quiesce");
-		ret = killable ? psem_quiesce_killable(&life_sem, timeout) :
-				 psem_quiesce(&life_sem, timeout);
+		ret = killable ? psem_quiesce_killable(&life_sem.sem, timeout) :
+				 psem_quiesce(&life_sem.sem, timeout);
 		if (ret == -EINTR && killable)
 			check_eintr(w, ret, true, "quiesce_killable");
 		else if (ret == -ETIME)
@@ -457,9 +457,9 @@ void life_op(struct worker *w)
 		return;
 	}
 	default: {
-		long avail = psem_available(&life_sem);
-		long cap = psem_capacity(&life_sem);
-		unsigned long debt = psem_debt(&life_sem);
+		long avail = psem_available(&life_sem.sem);
+		long cap = psem_capacity(&life_sem.sem);
+		unsigned long debt = psem_debt(&life_sem.sem);
 
 		count_op(w, "life available");
 		if (avail < 0 || avail > LIFE_CAP || cap < 0 ||
@@ -498,7 +498,7 @@ void churn_op(struct worker *w)
 		break;
 	case 9:
 		count_op(w, "churn quiesce(MAX)");
-		ret = psem_quiesce(&life_sem, MAX_SCHEDULE_TIMEOUT);
+		ret = psem_quiesce(&life_sem.sem, MAX_SCHEDULE_TIMEOUT);
 		if (ret)
 			die("psem_quiesce(MAX_SCHEDULE_TIMEOUT) returned %d\n", ret);
 		w->churn_quiesced++;
@@ -506,7 +506,7 @@ void churn_op(struct worker *w)
 	case 10: case 11:
 		timeout = rnd(w) % 4;
 		count_op(w, "churn quiesce");
-		ret = psem_quiesce(&life_sem, timeout);
+		ret = psem_quiesce(&life_sem.sem, timeout);
 		if (ret && ret != -ETIME)
 			die("psem_quiesce(%ld) returned %d\n", timeout, ret);
 		if (!ret)
@@ -515,7 +515,7 @@ void churn_op(struct worker *w)
 	case 12: case 13:
 		timeout = rnd(w) % 3 ? 1 + rnd(w) % 5 : MAX_SCHEDULE_TIMEOUT;
 		count_op(w, "churn quiesce_killable");
-		ret = psem_quiesce_killable(&life_sem, timeout);
+		ret = psem_quiesce_killable(&life_sem.sem, timeout);
 		if (ret == -EINTR)
 			check_eintr(w, ret, true, "quiesce_killable");
 		else if (ret && (ret != -ETIME || timeout == MAX_SCHEDULE_TIMEOUT))
@@ -525,15 +525,15 @@ void churn_op(struct worker *w)
 			w->churn_quiesced++;
 		break;
 	default: {
-		long avail = psem_available(&life_sem);
-		long cap = psem_capacity(&life_sem);
+		long avail = psem_available(&life_sem.sem);
+		long cap = psem_capacity(&life_sem.sem);
 
 		/* Only this thread changes them while workers run. */
 		count_op(w, "churn check");
 		if (cap != __atomic_load_n(&life_cap, __ATOMIC_RELAXED) ||
-		    psem_is_closed(&life_sem) != closed)
+		    psem_is_closed(&life_sem.sem) != closed)
 			die("life_sem capacity %ld%s, set %ld%s\n", cap,
-			    psem_is_closed(&life_sem) ? " closed" : "",
+			    psem_is_closed(&life_sem.sem) ? " closed" : "",
 			    __atomic_load_n(&life_cap, __ATOMIC_RELAXED),
 			    closed ? " closed" : "");
 		if (avail > cap)
@@ -557,13 +557,13 @@ long life_out(void)
 	long assigned = 0, cur;
 	unsigned long debt;
 
-	spin_lock(&life_sem.lock);
-	psem_for_each_waiter(w, &life_sem)
+	spin_lock(&life_sem.sem.lock);
+	psem_for_each_waiter(w, &life_sem.sem)
 		assigned += w->n - w->needed;
-	debt = life_sem.debt;
-	cur = atomic_long_read(&life_sem.count);
-	spin_unlock(&life_sem.lock);
-	return psem_capacity(&life_sem) + debt - ((cur & LONG_MAX) >> PSEM_SHIFT) -
+	debt = life_sem.sem.debt;
+	cur = atomic_long_read(&life_sem.sem.count);
+	spin_unlock(&life_sem.sem.lock);
+	return psem_capacity(&life_sem.sem) + debt - ((cur & LONG_MAX) >> PSEM_SHIFT) -
 	       assigned;
 }
 
@@ -583,22 +583,22 @@ void check_life(unsigned int ep, const struct totals *s)
 		return;
 	life_close(false, life_closed);
 	life_resize(LIFE_CAP);
-	ret = psem_quiesce(&life_sem, LIFE_STOP_MS);
+	ret = psem_quiesce(&life_sem.sem, LIFE_STOP_MS);
 	if (ret)
 		die("epoch %u: life_sem quiesce(%d ms) returned %d with every worker parked: permits lost (available %ld of %d, debt %lu)\n",
-		    ep, LIFE_STOP_MS, ret, psem_available(&life_sem), LIFE_CAP,
-		    psem_debt(&life_sem));
-	spin_lock(&life_sem.lock);
-	linked = !psem_queue_empty(&life_sem);
-	debt = life_sem.debt;
-	cur = atomic_long_read(&life_sem.count);
-	spin_unlock(&life_sem.lock);
-	avail = psem_available(&life_sem);
+		    ep, LIFE_STOP_MS, ret, psem_available(&life_sem.sem), LIFE_CAP,
+		    psem_debt(&life_sem.sem));
+	spin_lock(&life_sem.sem.lock);
+	linked = !psem_queue_empty(&life_sem.sem);
+	debt = life_sem.sem.debt;
+	cur = atomic_long_read(&life_sem.sem.count);
+	spin_unlock(&life_sem.sem.lock);
+	avail = psem_available(&life_sem.sem);
 	if (avail != LIFE_CAP || debt || (cur & PSEM_FLAGS) || cur < 0 ||
-	    linked || psem_capacity(&life_sem) != LIFE_CAP ||
+	    linked || psem_capacity(&life_sem.sem) != LIFE_CAP ||
 	    __atomic_load_n(&life_held, __ATOMIC_RELAXED))
 		die("epoch %u: life_sem word %#lx: available %ld of %ld (want %d), debt %lu, %s, held %ld: permits %s\n",
-		    ep, cur, avail, psem_capacity(&life_sem), LIFE_CAP, debt,
+		    ep, cur, avail, psem_capacity(&life_sem.sem), LIFE_CAP, debt,
 		    linked ? "waiters linked" : "nobody linked", life_held,
 		    avail < LIFE_CAP ? "lost" : avail > LIFE_CAP ? "created" :
 		    "accounted wrongly");

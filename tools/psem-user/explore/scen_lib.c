@@ -83,9 +83,10 @@ struct psem *xs_psem(long permits)
 
 struct psem *xs_psem_cap(long capacity, long out)
 {
-	struct psem *sem = kzalloc(sizeof(*sem), GFP_KERNEL);
+	struct psem_capped *cs = kzalloc(sizeof(*cs), GFP_KERNEL);
+	struct psem *sem = &cs->sem;
 
-	if (!sem || psem_init_capacity(sem, capacity))
+	if (!cs || psem_init_capacity(cs, capacity))
 		ex_fail("psem_init_capacity(%ld)", capacity);
 	if (out && !psem_try_acquire(sem, out))
 		ex_fail("could not take %ld of %ld", out, capacity);
