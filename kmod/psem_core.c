@@ -154,9 +154,11 @@ EXPORT_SYMBOL_PSEM(psem_release_all_held);
 /* Why a take of @n that found too few permits failed, without waiting. */
 static int psem_try_failed(struct psem *sem, long n)
 {
-	if (atomic_long_read(&sem->count) < 0)	/* relaxed: a snapshot */
+	long cur = atomic_long_read(&sem->count);	/* relaxed: a snapshot */
+
+	if (cur < 0)
 		return -ESHUTDOWN;
-	return n > psem_capacity(sem) ? -E2BIG : -ETIME;
+	return n > psem_word_capacity(sem, cur) ? -E2BIG : -ETIME;
 }
 
 static __always_inline int psem_acquire_common(struct psem *sem, long n,

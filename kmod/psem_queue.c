@@ -214,9 +214,9 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 	 * Refuse a release that could not fit in the capacity even after
 	 * paying the debt: no holder can have taken that many.
 	 */
-	if (n - min_t(unsigned long, n, sem->debt) > psem_capacity(sem)) {
+	if (n - min_t(unsigned long, n, sem->debt) > psem_word_capacity(sem, cur)) {
 		psem_refuse_ip(ip, "release of %ld exceeds capacity %ld\n",
-			       n, psem_capacity(sem));
+			       n, psem_word_capacity(sem, cur));
 		return -EOVERFLOW;
 	}
 	n = psem_pay_debt(sem, n);
@@ -247,7 +247,7 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 static long psem_parked_fit(struct psem *sem, long n, unsigned long ip)
 {
 	long cur = atomic_long_read(&sem->count);	/* see psem_add_locked() */
-	long cap = psem_capacity(sem), fit;
+	long cap = psem_word_capacity(sem, cur), fit;
 
 	lockdep_assert_held(&sem->lock);
 	if (cur & PSEM_WAITERS)
@@ -681,9 +681,11 @@ int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
 int psem_refuse_wait(struct psem *sem, long n)
 {
 	/* Relaxed: stable under the lock; a snapshot without it. */
-	if (atomic_long_read(&sem->count) < 0)
+	long cur = atomic_long_read(&sem->count);
+
+	if (cur < 0)
 		return -ESHUTDOWN;
-	return n > psem_capacity(sem) ? -E2BIG : 0;
+	return n > psem_word_capacity(sem, cur) ? -E2BIG : 0;
 }
 
 int __sched psem_acquire_slow(struct psem *sem, long n, unsigned int state,

@@ -24,9 +24,8 @@
  */
 long psem_capacity(const struct psem *sem)
 {
-	if (!psem_capped(sem))
-		return PSEM_MAX_PERMITS;
-	return psem_capped_limit(sem) >> PSEM_SHIFT;
+	/* Relaxed: PSEM_CAPPED never changes once the psem is shared. */
+	return psem_word_capacity(sem, atomic_long_read(&sem->count));
 }
 EXPORT_SYMBOL_PSEM(psem_capacity);
 
@@ -66,7 +65,7 @@ long psem_take_or_mark(struct psem *sem, long n)
  */
 int psem_add_balance(struct psem *sem, long cur, long n, unsigned long ip)
 {
-	long cap = psem_capacity(sem), new;
+	long cap = psem_word_capacity(sem, cur), new;
 	bool tripped = false;
 
 	for (;;) {

@@ -88,25 +88,36 @@ static __always_inline bool psem_release_exchange(struct psem *sem, long cur,
 }
 
 /*
- * A release onto @cur, a word with no flag and not closed, so a
- * non-negative multiple of PSEM_ONE, or'ed with PSEM_CAPPED on a capped
- * psem. Both terms of the sum are at most LONG_MAX: the unsigned sum
- * cannot wrap. Without a capacity the limit is PSEM_MAX_PERMITS, and a sum
- * above it is at least 2^63 (a sign test). With one, the limit is read
- * after the ACQUIRE load of @cur, pairing with the smp_wmb() in
- * psem_resize() between its write of the limit and its change of the word:
- * a word shrunk by a resize is never checked against the capacity from
- * before it.
+ * A release onto @cur, a word the rule let through with PSEM_CAPPED set:
+ * the sum within the psem_capped's limit. The limit is read after the
+ * ACQUIRE load of @cur, pairing with the smp_wmb() in psem_resize() between
+ * its write of the limit and its change of the word: a word shrunk by a
+ * resize is never checked against the capacity from before it. @cur is
+ * non-negative and PSEM_CAPPED is below PSEM_ONE, so the comparison is
+ * that of the balances.
  */
-static __always_inline bool psem_release_onto(struct psem *sem, long cur,
-					      long n)
+static __always_inline bool psem_release_capped(struct psem *sem, long cur,
+						long n)
 {
 	unsigned long sum = (unsigned long)cur + (unsigned long)n * PSEM_ONE;
 
-	if (likely(!(cur & PSEM_CAPPED)))
-		return psem_release_exchange(sem, cur, sum, n, (long)sum < 0);
 	return psem_release_exchange(sem, cur, sum, n,
 				     sum > (psem_capped_limit(sem) | PSEM_CAPPED));
+}
+
+/*
+ * A release onto @cur, a word the rule let through without PSEM_CAPPED: a
+ * non-negative multiple of PSEM_ONE, whose limit is PSEM_MAX_PERMITS. Both
+ * terms of the sum are at most LONG_MAX, so the unsigned sum cannot wrap,
+ * and one above PSEM_MAX_PERMITS * PSEM_ONE is at least 2^63: a sign test,
+ * with no load.
+ */
+static __always_inline bool psem_release_uncapped(struct psem *sem, long cur,
+						  long n)
+{
+	unsigned long sum = (unsigned long)cur + (unsigned long)n * PSEM_ONE;
+
+	return psem_release_exchange(sem, cur, sum, n, (long)sum < 0);
 }
 
 /*
@@ -124,21 +135,23 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 		 * closed; any balance. One test of the bits (PSEM_CAPPED
 		 * among them, for the uncapped psem's shorter path).
 		 * ACQUIRE (a plain load on x86): orders the read of a
-		 * capacity after it (psem_release_onto()). Anything else is
+		 * capacity after it (psem_release_capped()). Anything else is
 		 * rechecked by the exchange.
 		 */
 		cur = atomic_long_read_acquire(&sem->count);
 		if (likely(!(cur & (PSEM_FLAGS | PSEM_CAPPED | PSEM_CLOSED))))
-			return psem_release_onto(sem, cur, n);
-		if (!(cur & (PSEM_FLAGS | PSEM_CLOSED)))	/* capped */
-			return psem_release_onto(sem, cur, n);
+			return psem_release_uncapped(sem, cur, n);
+		if (!(cur & (PSEM_FLAGS | PSEM_CLOSED)))
+			return psem_release_capped(sem, cur, n);
 	} else {
 		/* The positive-balance rule, or the always-locked one. */
 		if (!static_branch_likely(&psem_fast_release_key))
 			return false;
 		cur = atomic_long_read_acquire(&sem->count);	/* as above */
+		if (cur >= PSEM_ONE && !(cur & (PSEM_CONTENDED | PSEM_CAPPED)))
+			return psem_release_uncapped(sem, cur, n);
 		if (cur >= PSEM_ONE && !(cur & PSEM_CONTENDED))
-			return psem_release_onto(sem, cur, n);
+			return psem_release_capped(sem, cur, n);
 	}
 	if (cur & PSEM_CONTENDED)
 		psem_stat(PSEM_STAT_FLAG_HONOURED);
@@ -175,6 +188,18 @@ static __always_inline bool psem_take_all_fast(struct psem *sem, long n)
 
 	/* ACQUIRE: as in psem_take(). */
 	return atomic_long_try_cmpxchg_acquire(&sem->count, &cur, 0);
+}
+
+/*
+ * The capacity of @sem, whose word was read as @cur: PSEM_MAX_PERMITS
+ * without PSEM_CAPPED, else its psem_capped's limit (a snapshot without
+ * the queue lock, under which psem_resize() writes it).
+ */
+static __always_inline long psem_word_capacity(const struct psem *sem, long cur)
+{
+	if (likely(!(cur & PSEM_CAPPED)))
+		return PSEM_MAX_PERMITS;
+	return psem_capped_limit(sem) >> PSEM_SHIFT;
 }
 
 /* The balance in a word, whatever its flags and closed state. */

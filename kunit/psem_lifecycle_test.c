@@ -105,6 +105,32 @@ static void psem_test_resize_too_big(struct kunit *test)
 	PSEM_TEST_EXPECT_IDLE(test, sem, 2);
 }
 
+/*
+ * A capped psem's word keeps PSEM_CAPPED through a waiter's drain and its
+ * hand-off: a release within the capacity is still lock-free, and one
+ * above it is still refused.
+ */
+static void psem_test_capacity_after_waiter(struct kunit *test)
+{
+	struct psem *sem = psem_test_capped_sem(test, 2);
+	struct psem_test_thread *a;
+
+	KUNIT_EXPECT_TRUE(test, psem_try_acquire(sem, 2));
+	a = psem_test_linked_waiter(test, sem, PSEM_TEST_ACQUIRE, 1, 1);
+	KUNIT_EXPECT_EQ(test, psem_test_flags(sem), PSEM_WAITERS);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PSEM_TEST_EXPECT_RETURNS(test, a, 0);
+	/* Both out again, one of them @a's. */
+	psem_set_quiet_warnings(true);
+	PSEM_TEST_EXPECT_REFUSED(test, sem, psem_release(sem, 3), -EOVERFLOW);
+	psem_set_quiet_warnings(false);
+	psem_test_stats_start();
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);
+	PSEM_TEST_EXPECT_RELEASE_STATS(test, 1, 0);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 2);
+	KUNIT_EXPECT_EQ(test, psem_capacity(sem), 2L);
+}
+
 /* Close fails waiters and every later take; releases still come home. */
 static void psem_test_close(struct kunit *test)
 {
@@ -236,5 +262,6 @@ static void psem_test_view(struct kunit *test)
 
 PSEM_TEST_SUITE("psem_lifecycle", "KUnit tests for psem's lifecycle calls",
 		psem_test_capacity, psem_test_resize, psem_test_resize_too_big,
+		psem_test_capacity_after_waiter,
 		psem_test_close, psem_test_quiesce, psem_test_quiesce_resize,
 		psem_test_view);

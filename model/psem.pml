@@ -17,16 +17,20 @@
  *
  * What is modelled (kmod names in brackets):
  *   word       [count]  the one atomic word: balance * ONE | CONTENDED |
- *                       WAITERS, with ONE = 4 [PSEM_ONE], WAITERS = 1,
+ *                       WAITERS, with ONE = 8 [PSEM_ONE], WAITERS = 1,
  *                       CONTENDED = 2. Every access compares/writes the
  *                       whole word, so the flags ride along as in C.
+ *                       PSEM_CAPPED (4) is left out: a constant bit below
+ *                       ONE that every RMW keeps, whose only use is to
+ *                       say where the limit is (MAX here).
  *   lk                  the queue lock [lock], a spinlock
  *   q[], qlen           the FIFO list of waiters [first], oldest first
  *   debt       [debt]   permits psem_reduce() still has to remove
  *   want/needed         per waiter: count asked for, permits still missing
  *   done[]     [done]   set by the releaser after its unlock
  *                       (smp_store_release), read by the waiter
- *   MAX                 stands in for PSEM_MAX_PERMITS (LONG_MAX >> 2)
+ *   MAX                 stands in for the limit: PSEM_MAX_PERMITS
+ *                       (LONG_MAX >> 3), or a psem_capped's capacity
  *
  * The release rule [the debugfs switches fast_release, zero_release],
  * chosen at compile time with -DRULE=:
@@ -234,7 +238,7 @@
 #define WAITERS		1
 #define CONTENDED	2
 #define FLAGS		3
-#define ONE		4
+#define ONE		8
 #ifdef CLOSE
 #define CLOSED		128	/* PSEM_CLOSED, the sign bit of the byte */
 #define BAL(x)		(((x) & ~CLOSED) / ONE)

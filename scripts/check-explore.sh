@@ -110,7 +110,8 @@ resize-forgets-debt:life/resize-shrink-vs-waiter,defer/nmi-release-pays-debt
 close-stays-open:life/close-vs-partial-waiter
 close-drops-grants:life/close-vs-partial-waiter
 reopen-stays-closed:life/reopen-vs-acquire
-release-all-held-unchecked:life/release-all-held-capacity
+capped-release-unchecked:life/release-all-held-capacity
+drain-drops-capped:life/capacity-after-waiter
 downgrade-releases-all:rwlock/downgrade-vs-lock
 mutex-unlock-lost:mutex/unlock-vs-lock
 mutex-destroy-no-sync:defer/mutex-cancel-nmi-free,defer/mutex-unlock-nmi-free

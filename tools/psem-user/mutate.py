@@ -58,8 +58,11 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
   close-stays-open          psem_close(): the closed bit is not set
   reopen-stays-closed       psem_reopen(): the closed bit is not cleared
   balance-overflow-unchecked psem_add_balance(): no overflow check
-  release-all-held-unchecked psem_release_all_held(): no capacity check
-                            before the lock-free exchange
+  capped-release-unchecked  psem_release_capped(): a capped psem's lock-free
+                            release is not checked against its limit
+  drain-drops-capped        psem_take_or_mark(): the drain to PSEM_WAITERS
+                            does not keep PSEM_CAPPED, so the psem forgets
+                            its capacity once a waiter has linked
   downgrade-releases-all    psem_downgrade_write(): gives back every
                             permit, the read hold's too
   mutex-unlock-lost         psem_mutex_unlock(): a contended unlock
@@ -195,9 +198,12 @@ MUTANTS = {
     "balance-overflow-unchecked": ("psem_add_balance",
                                    "if (n > cap - psem_word_balance(cur)) {",
                                    "if (0) {"),
-    "release-all-held-unchecked": ("psem_release_all_held",
-                                   "(unsigned long)n * PSEM_ONE <= READ_ONCE(sem->limit)",
-                                   "1"),
+    "capped-release-unchecked": ("psem_release_capped",
+                                 "sum > (psem_capped_limit(sem) | PSEM_CAPPED)",
+                                 "false"),
+    "drain-drops-capped": ("psem_take_or_mark",
+                           "(cur & (PSEM_CLOSED | PSEM_CAPPED)) | PSEM_WAITERS",
+                           "(cur & PSEM_CLOSED) | PSEM_WAITERS"),
     "downgrade-releases-all": ("psem_downgrade_write",
                                "PSEM_RW_WRITE_PERMITS - 1",
                                "PSEM_RW_WRITE_PERMITS"),

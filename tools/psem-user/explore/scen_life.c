@@ -502,3 +502,50 @@ static void ah_check(void)
 
 XS_SCENARIO(all_held_capacity, "life/release-all-held-capacity", ah_setup, ah_check,
 	    "psem_release_all_held() of more than the capacity is refused, as psem_release() is");
+
+/* ---- the capacity mark through a waiter's drain and hand-off -------- */
+
+static void cm_waiter(void *arg)
+{
+	ret[0] = psem_acquire(sem, 1);	/* drains to PSEM_WAITERS, links */
+}
+
+static void cm_releaser(void *arg)
+{
+	ret[1] = psem_release(sem, 1);	/* serves it, clears the bit */
+}
+
+static void cm_setup(void)
+{
+	psem_quiet_warnings = true;
+	ret[0] = ret[1] = -1;
+	sem = xs_psem_cap(2, 2);
+	ex_spawn("waiter", cm_waiter, NULL);
+	ex_spawn("releaser", cm_releaser, NULL);
+}
+
+/*
+ * Whichever came first, the psem still knows its capacity: a release of
+ * more than can be out is refused lock-free or locked, changing nothing.
+ */
+static void cm_check(void)
+{
+	long before = xs_word(sem);
+	int r;
+
+	ex_assert(!ret[0] && !ret[1], "acquire %d, release %d", ret[0], ret[1]);
+	ex_assert(before & PSEM_CAPPED, "the word %#lx lost PSEM_CAPPED",
+		  (unsigned long)before);
+	r = psem_release(sem, 3);
+	ex_assert(r == -EOVERFLOW && xs_word(sem) == before,
+		  "release of 3 with 2 out: %d, word %#lx -> %#lx", r,
+		  (unsigned long)before, (unsigned long)xs_word(sem));
+	xs_conserved(sem, 2, 2);	/* the waiter's 1 and the owner's other */
+	r = psem_release(sem, 2);
+	ex_assert(!r && psem_available(sem) == 2, "the 2 out: %d, available %ld",
+		  r, psem_available(sem));
+	kfree(sem);
+}
+
+XS_SCENARIO(capacity_mark, "life/capacity-after-waiter", cm_setup, cm_check,
+	    "a capped psem's waiter drains the word and is served: the capacity still holds");
