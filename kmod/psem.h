@@ -78,10 +78,13 @@
 #define PSEM_CLOSED		LONG_MIN
 
 /*
- * &psem.parked: the permits parked by releases that could not take the
- * queue lock, times PSEM_PARKED_ONE, and PSEM_PARKED_KICK, set by the
- * release that names the psem for the hand-off, and cleared by the
+ * &psem.pending: the permits parked by releases that could not take the
+ * queue lock, less the debt, times PSEM_PARKED_ONE (negative while a debt
+ * is owed: a parked permit pays it at once), and PSEM_PARKED_KICK, set by
+ * the release that names the psem for the hand-off, and cleared by the
  * hand-off's RMW that takes the permits (psem_park() in psem_queue.c).
+ * Raised lock-free only by psem_park(); lowered (a debt recorded, parked
+ * permits taken) and raised by paying the debt only under the queue lock.
  */
 #define PSEM_PARKED_KICK	0x1L
 #define PSEM_PARKED_ONE		2L
@@ -103,8 +106,6 @@ struct psem_waiter;
  * @first: the oldest waiter, or NULL: the waiters are linked through
  *         &psem_waiter.node in a circular list with no list head, oldest
  *         first (psem_queue_add()). Protected by @lock.
- * @debt:  permits owed by psem_reduce() or a shrinking psem_resize(), paid
- *         by releases before any waiter. Protected by @lock.
  * @calls: the served asynchronous waiters whose callbacks are due, and
  *         the one whose callback runs now (struct psem_calls), owned by
  *         the one path that is calling them back (on its stack), or NULL.
@@ -112,12 +113,15 @@ struct psem_waiter;
  * @leaving: waiters that were served while on their way to cancel their
  *         wait (a signal, a timeout), which still take @lock once.
  *         Protected by @lock.
- * @parked: permits released where @lock may not be taken (NMI, a
- *         hard-only IRQ), times PSEM_PARKED_ONE, or'ed with
- *         PSEM_PARKED_KICK while a hand-off of them is due: the irq_work
- *         of the parking CPU, one per CPU for all psems, hands them over
- *         through the locked path, from a context where @lock may be
- *         taken (psem_park() in psem_queue.c)
+ * @pending: permits released where @lock may not be taken (NMI, a
+ *         hard-only IRQ), less the debt (the permits psem_reduce() or a
+ *         shrinking psem_resize() could not take at once, which releases
+ *         pay before any waiter), times PSEM_PARKED_ONE, or'ed with
+ *         PSEM_PARKED_KICK while a hand-off of parked permits is due: the
+ *         irq_work of the parking CPU, one per CPU for all psems, hands
+ *         them over through the locked path, from a context where @lock
+ *         may be taken (psem_park() in psem_queue.c). One field for both,
+ *         since a parked permit goes to the debt first anyway.
  * @kick:  links the psem into the list of those a hand-off is due for,
  *         while PSEM_PARKED_KICK is set
  *
@@ -125,12 +129,11 @@ struct psem_waiter;
  */
 struct psem {
 	atomic_long_t		count;
-	spinlock_t		lock;	/* the queue lock: @first, @debt, @calls, @leaving */
+	spinlock_t		lock;	/* the queue lock: @first, @calls, @leaving */
 	unsigned int		leaving;
 	struct psem_waiter	*first;
-	unsigned long		debt;
 	struct psem_calls	*calls;
-	atomic_long_t		parked;
+	atomic_long_t		pending;
 	struct llist_node	kick;
 };
 
@@ -281,9 +284,8 @@ struct psem_async {
 	.lock		= __SPIN_LOCK_UNLOCKED((name).lock),		\
 	.leaving	= 0,						\
 	.first		= NULL,						\
-	.debt		= 0,						\
 	.calls		= NULL,						\
-	.parked		= ATOMIC_LONG_INIT(0),				\
+	.pending	= ATOMIC_LONG_INIT(0),				\
 	.kick		= { NULL },					\
 }
 

@@ -44,9 +44,8 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 	lockdep_set_class_and_name(&sem->lock, key, name);
 	sem->leaving = 0;
 	sem->first = NULL;
-	sem->debt = 0;
 	sem->calls = NULL;
-	atomic_long_set(&sem->parked, 0);	/* unordered: not yet shared */
+	atomic_long_set(&sem->pending, 0);	/* unordered: not yet shared */
 	sem->kick.next = NULL;			/* linked only with the bit set */
 }
 EXPORT_SYMBOL_PSEM(__psem_init);
@@ -349,20 +348,16 @@ int psem_reduce(struct psem *sem, long n)
 		return -EPERM;
 	spin_lock_irqsave(&sem->lock, flags);
 	/* The debt a reduce may add is bounded by what it asks for. */
-	if (sem->debt > PSEM_MAX_PERMITS - n &&
-	    psem_refuse_ip(_RET_IP_, "reduce by %ld overflows debt %lu\n",
-			   n, sem->debt)) {
+	if (psem_debt_locked(sem) > PSEM_MAX_PERMITS - n &&
+	    psem_refuse_ip(_RET_IP_, "reduce by %ld overflows debt %ld\n",
+			   n, psem_debt_locked(sem))) {
 		ret = -EOVERFLOW;
 		goto unlock;
 	}
 	n -= psem_take_or_mark(sem, n);
-	/*
-	 * Anything left means PSEM_WAITERS is set: I1 holds. WRITE_ONCE:
-	 * written under the lock, read lock-free only by psem_debt()'s
-	 * snapshot; orders nothing.
-	 */
+	/* Anything left means PSEM_WAITERS is set: I1 holds. */
 	if (n)
-		WRITE_ONCE(sem->debt, sem->debt + n);
+		psem_owe(sem, n);
 unlock:
 	spin_unlock_irqrestore(&sem->lock, flags);
 	return ret;
@@ -379,6 +374,7 @@ EXPORT_SYMBOL_PSEM(psem_reduce);
  */
 unsigned long psem_debt(struct psem *sem)
 {
-	return READ_ONCE(sem->debt);	/* a snapshot: orders nothing */
+	/* Relaxed: a snapshot that orders nothing. */
+	return psem_pending_debt(atomic_long_read(&sem->pending));
 }
 EXPORT_SYMBOL_PSEM(psem_debt);

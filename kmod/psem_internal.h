@@ -13,6 +13,7 @@
 #include <linux/bug.h>
 #include <linux/container_of.h>
 #include <linux/jump_label.h>
+#include <linux/minmax.h>
 #include <linux/overflow.h>
 #include <linux/percpu.h>
 
@@ -57,6 +58,35 @@ static inline bool psem_capped(const struct psem *sem)
 static inline unsigned long psem_capped_limit(const struct psem *sem)
 {
 	return READ_ONCE(container_of(sem, struct psem_capped, sem)->limit);
+}
+
+/*
+ * &psem.pending, decoded (psem.h): the parked permits less the debt, one of
+ * which is always zero. The kick bit is subtracted, not shifted out, so
+ * that a negative value divides exactly.
+ */
+static inline long psem_pending_net(long pending)
+{
+	return (pending - (pending & PSEM_PARKED_KICK)) / PSEM_PARKED_ONE;
+}
+
+static inline long psem_pending_parked(long pending)
+{
+	return max(psem_pending_net(pending), 0L);
+}
+
+static inline long psem_pending_debt(long pending)
+{
+	return max(-psem_pending_net(pending), 0L);
+}
+
+/*
+ * The debt of @sem, under the queue lock: stable but for a lock-free
+ * psem_park(), which can only lower it. Relaxed: the lock orders it.
+ */
+static inline long psem_debt_locked(struct psem *sem)
+{
+	return psem_pending_debt(atomic_long_read(&sem->pending));
 }
 
 struct psem_cpu_stats {

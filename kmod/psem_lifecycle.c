@@ -88,9 +88,9 @@ int psem_resize(struct psem *sem, long capacity)
 		long owed = old - capacity;
 
 		owed -= psem_take_or_mark(sem, owed);
-		/* Anything left sets PSEM_WAITERS (I1); WRITE_ONCE as in reduce. */
+		/* Anything left sets PSEM_WAITERS (I1). */
 		if (owed)
-			WRITE_ONCE(sem->debt, sem->debt + owed);
+			psem_owe(sem, owed);
 	} else {
 		back += capacity - old;
 	}
@@ -201,7 +201,7 @@ static int psem_quiesce_common(struct psem *sem, unsigned int state,
 	cap = psem_capacity(sem);
 	w.needed = cap - psem_take_or_mark(sem, cap);
 	/* All home now, unless a debt (which sets the bit) is owed. */
-	if (!w.needed && !sem->debt) {
+	if (!w.needed && !psem_debt_locked(sem)) {
 		spin_unlock_irq(&sem->lock);
 		w.n = cap;
 		goto give_back;

@@ -160,13 +160,21 @@ static void psem_dequeue(struct psem *sem, struct psem_waiter *w, int result,
 	list_add_tail(&w->node, &wake->tasks);
 }
 
-/* Pays @n towards the debt; returns what is left. */
+/*
+ * Pays @n towards the debt; returns what is left. Under the lock, but a
+ * psem_park() may pay some of the debt meanwhile: a loop. Relaxed, as in
+ * psem_owe(): the permits paid change no hands.
+ */
 static long psem_pay_debt(struct psem *sem, long n)
 {
-	unsigned long pay = min_t(unsigned long, n, sem->debt);
+	long old = atomic_long_read(&sem->pending), pay;
 
-	if (pay)	/* under the lock; WRITE_ONCE for psem_debt()'s snapshot */
-		WRITE_ONCE(sem->debt, sem->debt - pay);
+	do {
+		pay = min(n, psem_pending_debt(old));
+		if (!pay)
+			break;
+	} while (!atomic_long_try_cmpxchg_relaxed(&sem->pending, &old,
+						  old + pay * PSEM_PARKED_ONE));
 	return n - pay;
 }
 
@@ -214,13 +222,13 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 	 * Refuse a release that could not fit in the capacity even after
 	 * paying the debt: no holder can have taken that many.
 	 */
-	if (n - min_t(unsigned long, n, sem->debt) > psem_word_capacity(sem, cur)) {
+	if (n - min(n, psem_debt_locked(sem)) > psem_word_capacity(sem, cur)) {
 		psem_refuse_ip(ip, "release of %ld exceeds capacity %ld\n",
 			       n, psem_word_capacity(sem, cur));
 		return -EOVERFLOW;
 	}
 	n = psem_pay_debt(sem, n);
-	if (sem->debt)
+	if (psem_debt_locked(sem))
 		return 0;	/* and @n is zero: it ran out first */
 	n = psem_hand_off(sem, n, wake);
 	if (!psem_queue_empty(sem))
@@ -251,7 +259,7 @@ static long psem_parked_fit(struct psem *sem, long n, unsigned long ip)
 
 	lockdep_assert_held(&sem->lock);
 	if (cur & PSEM_WAITERS)
-		fit = min_t(unsigned long, n, sem->debt + cap);
+		fit = min(n, psem_debt_locked(sem) + cap);
 	else
 		fit = clamp(cap - psem_word_balance(cur), 0L, n);
 	if (fit < n)
@@ -313,7 +321,7 @@ static DEFINE_PER_CPU(struct irq_work, psem_kick_work);
 
 /*
  * A release that needs the queue lock where it may not be taken: adds @n
- * to &sem->parked, and unless a hand-off is due already (PSEM_PARKED_KICK
+ * to &sem->pending, and unless a hand-off is due already (PSEM_PARKED_KICK
  * set), links @sem into psem_kick_list and queues this CPU's
  * psem_kick_work, both NMI-safe, to hand the parked permits over as a
  * locked release would, debt first and then FIFO. Its count is judged
@@ -332,11 +340,11 @@ static int psem_park(struct psem *sem, long n, unsigned long ip)
 	long old;
 
 	psem_stat(PSEM_STAT_DEFERRED);
-	old = atomic_long_read(&sem->parked);	/* relaxed: the cmpxchg decides */
+	old = atomic_long_read(&sem->pending);	/* relaxed: the cmpxchg decides */
 	do {
-		if (n > PSEM_PARKED_MAX - old / PSEM_PARKED_ONE) {
+		if (n > PSEM_PARKED_MAX - psem_pending_net(old)) {
 			psem_refuse_ip(ip, "deferred release of %ld overflows %ld parked\n",
-				       n, old / PSEM_PARKED_ONE);
+				       n, psem_pending_net(old));
 			return -EOVERFLOW;
 		}
 		/*
@@ -349,11 +357,13 @@ static int psem_park(struct psem *sem, long n, unsigned long ip)
 		 * store that tells the owner, whose psem_sync() reads the
 		 * bit after an smp_mb() (model/litmus/MP+kick+sync+once;
 		 * a lock prefix on x86 either way). Every RMW of
-		 * &sem->parked is ordered in its coherence order: one that
+		 * &sem->pending is ordered in its coherence order: one that
 		 * finds the bit set comes before the hand-off's RMW that
-		 * clears it, which takes its permits.
+		 * clears it, which takes its permits. A debt recorded there
+		 * is paid by the add at once, debt first as a locked release
+		 * would; the hand-off gets what is left.
 		 */
-	} while (!atomic_long_try_cmpxchg(&sem->parked, &old,
+	} while (!atomic_long_try_cmpxchg(&sem->pending, &old,
 					  old + n * PSEM_PARKED_ONE +
 					  PSEM_PARKED_KICK - (old & PSEM_PARKED_KICK)));
 	if (!(old & PSEM_PARKED_KICK)) {
@@ -371,13 +381,22 @@ static int psem_park(struct psem *sem, long n, unsigned long ip)
 }
 
 /*
- * Under the queue lock: takes every permit parked on @sem and clears
- * PSEM_PARKED_KICK in one RMW, after which a parking release names @sem
- * again. Fully ordered, so ACQUIRE: pairs with the cmpxchg in psem_park().
+ * Under the queue lock: takes every permit parked on @sem (none while a
+ * debt is owed) and clears PSEM_PARKED_KICK in one RMW, keeping the debt,
+ * after which a parking release names @sem again. Fully ordered, so
+ * ACQUIRE: pairs with the cmpxchg in psem_park(). A loop, since a parking
+ * release may add meanwhile.
  */
 static long psem_take_parked(struct psem *sem)
 {
-	return atomic_long_xchg(&sem->parked, 0) / PSEM_PARKED_ONE;
+	long old = atomic_long_read(&sem->pending), take;	/* rechecked */
+
+	do {
+		take = psem_pending_parked(old);
+	} while (!atomic_long_try_cmpxchg(&sem->pending, &old,
+					  (old & ~PSEM_PARKED_KICK) -
+					  take * PSEM_PARKED_ONE));
+	return take;
 }
 
 /*
@@ -534,7 +553,7 @@ static bool psem_has_let_go(struct psem *sem)
 	spin_lock_irq(&sem->lock);
 	/* Only the hand-off's RMW, under this lock, clears the bit. */
 	let_go = !sem->leaving && !sem->calls &&
-		 !(atomic_long_read(&sem->parked) & PSEM_PARKED_KICK);
+		 !(atomic_long_read(&sem->pending) & PSEM_PARKED_KICK);
 	spin_unlock_irq(&sem->lock);
 	return let_go;
 }
@@ -572,7 +591,7 @@ void psem_sync(struct psem *sem)
 	/*
 	 * Full barrier: orders what told the caller that its last release
 	 * was made (the release's return, a permit seen home, a lock taken)
-	 * before psem_has_let_go()'s read of &sem->parked, which then finds
+	 * before psem_has_let_go()'s read of &sem->pending, which then finds
 	 * the bit that release set, or the hand-off's RMW that cleared it;
 	 * pairs with the RELEASE cmpxchg in psem_park().
 	 */

@@ -109,7 +109,18 @@ static inline long psem_home(const struct psem *sem)
 {
 	/* Relaxed: a snapshot that orders nothing. */
 	return psem_available(sem) +
-	       atomic_long_read(&sem->parked) / PSEM_PARKED_ONE;
+	       psem_pending_parked(atomic_long_read(&sem->pending));
+}
+
+/*
+ * Under the queue lock, with PSEM_WAITERS set (I1): records a debt of @n,
+ * which parked permits pay at once. Relaxed: under the lock, and against
+ * psem_park()'s lock-free RMW atomicity is all it needs; no permit it
+ * pays changes hands.
+ */
+static inline void psem_owe(struct psem *sem, long n)
+{
+	atomic_long_sub(n * PSEM_PARKED_ONE, &sem->pending);
 }
 
 /* Under the queue lock. */

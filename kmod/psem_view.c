@@ -72,7 +72,7 @@ void psem_debugfs_show(struct seq_file *m, struct psem *sem)
 		seq_printf(m, "capacity %ld\n", psem_capacity(sem));
 	else
 		seq_puts(m, "capacity none\n");
-	seq_printf(m, "debt     %lu\n", sem->debt);
+	seq_printf(m, "debt     %ld\n", psem_debt_locked(sem));
 	seq_printf(m, "closed   %s\n", cur < 0 ? "yes" : "no");
 	seq_printf(m, "flags    %s%s\n", cur & PSEM_WAITERS ? "waiters " : "",
 		   cur & PSEM_CONTENDED ? "contended" : "");

@@ -97,6 +97,8 @@ let-go-ignores-kick:defer/sync-parked-home,defer/kick-overlap-sync-home
 handoff-skips-let-go-wake:defer/sync-parked-home,defer/kick-overlap-sync-home
 available-counts-parked:defer/is-held-parked
 parked-sum-unfitted:defer/nmi-over-release,defer/nmi-release-pays-debt
+pay-debt-not-atomic:defer/nmi-vs-reduce
+take-parked-drops-debt:defer/nmi-vs-reduce
 acquire-relaxed:sem/down-up-is-held
 release-relaxed:sem/down-up-is-held
 "

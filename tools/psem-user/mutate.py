@@ -79,6 +79,10 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
   rwlock-destroy-no-sync    psem_rwlock_destroy(): no psem_sync()
   available-counts-parked   psem_available(): counts parked permits again
                             (so psem_is_held() reads a parked one free)
+  pay-debt-not-atomic       psem_pay_debt(): pays with a plain store, not
+                            an RMW, so a parking release's add is lost
+  take-parked-drops-debt    psem_take_parked(): the hand-off zeroes
+                            &psem.pending, forgetting a debt left there
   parked-sum-unfitted       psem_release_now(): the hand-off judges the
                             parked sum whole, refusing the good releases
                             with the bad
@@ -158,8 +162,8 @@ MUTANTS = {
     "close-drops-grants": ("psem_close", "psem_add_locked(sem, back, ",
                            "psem_add_locked(sem, 0, "),
     "resize-forgets-debt": ("psem_resize",
-                            "WRITE_ONCE(sem->debt, sem->debt + owed)",
-                            "WRITE_ONCE(sem->debt, sem->debt)"),
+                            "psem_owe(sem, owed);",
+                            "psem_owe(sem, 0);"),
     # The explorer's.
     "handoff-skips-debt": ("psem_add_locked", "n = psem_pay_debt(sem, n);",
                            "(void)psem_pay_debt(sem, 0);"),
@@ -213,7 +217,7 @@ MUTANTS = {
     "pool-put-lost": ("psem_pool_put", "return psem_release(&pool->sem, 1);",
                       "return 0;"),
     "let-go-ignores-kick": ("psem_has_let_go",
-                            "!(atomic_long_read(&sem->parked) & PSEM_PARKED_KICK)",
+                            "!(atomic_long_read(&sem->pending) & PSEM_PARKED_KICK)",
                             "1"),
     "handoff-skips-let-go-wake": ("psem_release_now", "if (parked)\n\t\tpsem_let_go_wake(sem);",
                                   "if (0)\n\t\tpsem_let_go_wake(sem);"),
@@ -225,7 +229,13 @@ MUTANTS = {
                                "(void)lock;"),
     "available-counts-parked": ("psem_available",
                                 "return psem_word_balance(atomic_long_read(&sem->count));",
-                                "return psem_word_balance(atomic_long_read(&sem->count)) + atomic_long_read(&sem->parked);"),
+                                "return psem_word_balance(atomic_long_read(&sem->count)) + psem_pending_parked(atomic_long_read(&sem->pending));"),
+    "pay-debt-not-atomic": ("psem_pay_debt",
+                            "!atomic_long_try_cmpxchg_relaxed(",
+                            "!({ atomic_long_set(&sem->pending, old + pay * PSEM_PARKED_ONE); true; }) && !atomic_long_try_cmpxchg_relaxed("),
+    "take-parked-drops-debt": ("psem_take_parked",
+                               "(old & ~PSEM_PARKED_KICK) -\n\t\t\t\t\t  take * PSEM_PARKED_ONE",
+                               "0"),
     "parked-sum-unfitted": ("psem_release_now",
                             "n = psem_parked_fit(sem, n, ip);", "(void)0;"),
     "cancel-sync-ignores-requeue": ("psem_async_stand_locked",

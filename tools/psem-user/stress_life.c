@@ -560,7 +560,7 @@ long life_out(void)
 	spin_lock(&life_sem.sem.lock);
 	psem_for_each_waiter(w, &life_sem.sem)
 		assigned += w->n - w->needed;
-	debt = life_sem.sem.debt;
+	debt = psem_debt(&life_sem.sem);
 	cur = atomic_long_read(&life_sem.sem.count);
 	spin_unlock(&life_sem.sem.lock);
 	return psem_capacity(&life_sem.sem) + debt - ((cur & LONG_MAX) >> PSEM_SHIFT) -
@@ -590,7 +590,7 @@ void check_life(unsigned int ep, const struct totals *s)
 		    psem_debt(&life_sem.sem));
 	spin_lock(&life_sem.sem.lock);
 	linked = !psem_queue_empty(&life_sem.sem);
-	debt = life_sem.sem.debt;
+	debt = psem_debt(&life_sem.sem);
 	cur = atomic_long_read(&life_sem.sem.count);
 	spin_unlock(&life_sem.sem.lock);
 	avail = psem_available(&life_sem.sem);

@@ -120,6 +120,55 @@ static void rd_check(void)
 XS_SCENARIO(resize_debt_nmi, "defer/nmi-release-pays-debt", rd_setup, rd_check,
 	    "an NMI release of more than the new capacity pays a resize's debt");
 
+/* ---- a parked release against a reduce that records a debt ---------- */
+
+static void pr_reducer(void *arg)
+{
+	ret[0] = psem_reduce(sem, 2);	/* what is there, the rest a debt */
+}
+
+static void pr_nmi(void *arg)
+{
+	ret[1] = psem_release(sem, 1);	/* lands, parks, or pays the debt */
+}
+
+static void pr_releaser(void *arg)
+{
+	ret[2] = psem_release(sem, 2);	/* pays the debt, or adds */
+}
+
+static void pr_setup(void)
+{
+	sem = xs_psem(0);	/* 3 out: the NMI's 1 and the releaser's 2 */
+	ret[0] = ret[1] = ret[2] = -1;
+	ex_spawn("reducer", pr_reducer, NULL);
+	ex_spawn_ctx("nmi", pr_nmi, NULL, NMI_OFFSET);
+	ex_spawn("releaser", pr_releaser, NULL);
+}
+
+/*
+ * The debt and the parked permits share &psem.pending: whichever came
+ * first, the 3 came home and the reduce took 2 of them, none twice, and
+ * nothing is left owed, parked or flagged.
+ */
+static void pr_check(void)
+{
+	long word = atomic_long_read(&sem->count);
+
+	ex_assert(!ret[0] && !ret[1] && !ret[2], "reduce %d, NMI release %d, release %d",
+		  ret[0], ret[1], ret[2]);
+	ex_assert(psem_available(sem) == 1 && !psem_debt(sem),
+		  "available %ld, debt %lu", psem_available(sem), psem_debt(sem));
+	ex_assert(word == PSEM_ONE && !atomic_long_read(&sem->pending),
+		  "word %#lx, pending %#lx", (unsigned long)word,
+		  (unsigned long)atomic_long_read(&sem->pending));
+	xs_settled(sem, 0, 1);
+	kfree(sem);
+}
+
+XS_SCENARIO(park_reduce, "defer/nmi-vs-reduce", pr_setup, pr_check,
+	    "an NMI release and a task release against a reduce that leaves a debt");
+
 /* ---- psem_sync() after a release from NMI: its permit is home -------- */
 
 static void sh_nmi(void *arg)
