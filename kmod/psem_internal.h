@@ -62,22 +62,25 @@ static inline unsigned long psem_capped_limit(const struct psem *sem)
 
 /*
  * &psem.pending, decoded (psem.h): the parked permits less the debt, one of
- * which is always zero. The kick bit is subtracted, not shifted out, so
- * that a negative value divides exactly.
+ * which is always zero. An arithmetic shift (the kernel's, for a signed
+ * value) floors, so the kick bit drops out of a negative value too; the
+ * value is negative exactly when a debt is owed.
  */
+static_assert(PSEM_PARKED_ONE == 2);
+
 static inline long psem_pending_net(long pending)
 {
-	return (pending - (pending & PSEM_PARKED_KICK)) / PSEM_PARKED_ONE;
+	return pending >> 1;	/* PSEM_PARKED_ONE */
 }
 
 static inline long psem_pending_parked(long pending)
 {
-	return max(psem_pending_net(pending), 0L);
+	return pending > 0 ? psem_pending_net(pending) : 0;
 }
 
 static inline long psem_pending_debt(long pending)
 {
-	return max(-psem_pending_net(pending), 0L);
+	return pending < 0 ? -psem_pending_net(pending) : 0;
 }
 
 /*

@@ -210,7 +210,7 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 		    unsigned long ip)
 {
 	/* Relaxed: see below for why each value is stable or rechecked. */
-	long cur = atomic_long_read(&sem->count);
+	long cur = atomic_long_read(&sem->count), pending;
 
 	lockdep_assert_held(&sem->lock);
 	/* I1: nobody waits or owes; skip the walk. */
@@ -222,14 +222,17 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 	 * Refuse a release that could not fit in the capacity even after
 	 * paying the debt: no holder can have taken that many.
 	 */
-	if (n - min(n, psem_debt_locked(sem)) > psem_word_capacity(sem, cur)) {
+	pending = atomic_long_read(&sem->pending);	/* a debt only shrinks */
+	if (n - min(n, psem_pending_debt(pending)) > psem_word_capacity(sem, cur)) {
 		psem_refuse_ip(ip, "release of %ld exceeds capacity %ld\n",
 			       n, psem_word_capacity(sem, cur));
 		return -EOVERFLOW;
 	}
-	n = psem_pay_debt(sem, n);
-	if (psem_debt_locked(sem))
-		return 0;	/* and @n is zero: it ran out first */
+	if (unlikely(pending < 0)) {	/* a debt, paid first */
+		n = psem_pay_debt(sem, n);
+		if (psem_debt_locked(sem))
+			return 0;	/* and @n is zero: it ran out first */
+	}
 	n = psem_hand_off(sem, n, wake);
 	if (!psem_queue_empty(sem))
 		return 0;	/* likewise */
