@@ -160,17 +160,28 @@ static void psem_dequeue(struct psem *sem, struct psem_waiter *w, int result,
 	list_add_tail(&w->node, &wake->tasks);
 }
 
+/* A release of @n that could not fit in the capacity @cap, refused. */
+static int psem_refuse_capacity(long n, long cap, unsigned long ip)
+{
+	psem_refuse_ip(ip, "release of %ld exceeds capacity %ld\n", n, cap);
+	return -EOVERFLOW;
+}
+
 /*
- * Pays @n towards the debt; returns what is left. Under the lock, but a
- * psem_park() may pay some of the debt meanwhile: a loop. Relaxed, as in
- * psem_owe(): the permits paid change no hands.
+ * Pays @n towards the debt and returns what is left, unless that would
+ * not fit in the capacity @cap: then refuses it (-EOVERFLOW) and changes
+ * nothing. Under the lock, but a psem_park() may pay some of the debt
+ * meanwhile: a loop, whose check and payment see the same debt. Relaxed,
+ * as in psem_owe(): the permits paid change no hands.
  */
-static long psem_pay_debt(struct psem *sem, long n)
+static long psem_pay_debt(struct psem *sem, long n, long cap, unsigned long ip)
 {
 	long old = atomic_long_read(&sem->pending), pay;
 
 	do {
 		pay = min(n, psem_pending_debt(old));
+		if (n - pay > cap)
+			return psem_refuse_capacity(n, cap, ip);
 		if (!pay)
 			break;
 	} while (!atomic_long_try_cmpxchg_relaxed(&sem->pending, &old,
@@ -210,7 +221,7 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 		    unsigned long ip)
 {
 	/* Relaxed: see below for why each value is stable or rechecked. */
-	long cur = atomic_long_read(&sem->count), pending;
+	long cur = atomic_long_read(&sem->count), cap;
 
 	lockdep_assert_held(&sem->lock);
 	/* I1: nobody waits or owes; skip the walk. */
@@ -220,18 +231,18 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 	/*
 	 * I2: the balance is zero, and only the lock holder writes the word.
 	 * Refuse a release that could not fit in the capacity even after
-	 * paying the debt: no holder can have taken that many.
+	 * paying the debt: no holder can have taken that many. A debt only
+	 * shrinks under the lock (psem_park()), and is negative &psem.pending.
 	 */
-	pending = atomic_long_read(&sem->pending);	/* a debt only shrinks */
-	if (n - min(n, psem_pending_debt(pending)) > psem_word_capacity(sem, cur)) {
-		psem_refuse_ip(ip, "release of %ld exceeds capacity %ld\n",
-			       n, psem_word_capacity(sem, cur));
-		return -EOVERFLOW;
-	}
-	if (unlikely(pending < 0)) {	/* a debt, paid first */
-		n = psem_pay_debt(sem, n);
+	cap = psem_word_capacity(sem, cur);
+	if (unlikely(atomic_long_read(&sem->pending) < 0)) {
+		n = psem_pay_debt(sem, n, cap, ip);
+		if (n < 0)
+			return n;
 		if (psem_debt_locked(sem))
 			return 0;	/* and @n is zero: it ran out first */
+	} else if (n > cap) {
+		return psem_refuse_capacity(n, cap, ip);
 	}
 	n = psem_hand_off(sem, n, wake);
 	if (!psem_queue_empty(sem))

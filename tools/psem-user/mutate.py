@@ -165,8 +165,9 @@ MUTANTS = {
                             "psem_owe(sem, owed);",
                             "psem_owe(sem, 0);"),
     # The explorer's.
-    "handoff-skips-debt": ("psem_add_locked", "n = psem_pay_debt(sem, n);",
-                           "(void)psem_pay_debt(sem, 0);"),
+    "handoff-skips-debt": ("psem_add_locked",
+                           "n = psem_pay_debt(sem, n, cap, ip);",
+                           "(void)psem_pay_debt(sem, 0, cap, ip);"),
     "leave-uncounted": ("psem_dequeue", "sem->leaving++;",
                         "(void)sem->leaving;"),
     "leave-skips-wake": ("psem_leave", "psem_let_go_wake(sem);",
