@@ -60,7 +60,7 @@ static const struct {
 };
 
 struct lat_run {
-	struct psem		sem ____cacheline_aligned_in_smp;
+	struct psem_ext		ext ____cacheline_aligned_in_smp;
 	struct semaphore	ksem ____cacheline_aligned_in_smp;
 	struct psem_async	aw ____cacheline_aligned_in_smp;
 	struct irq_work		irq;		/* LAT_HARDIRQ's release */
@@ -97,7 +97,7 @@ static void lat_irq_release(struct irq_work *work)
 {
 	struct lat_run *r = container_of(work, struct lat_run, irq);
 
-	WRITE_ONCE(r->irq_ret, psem_release(&r->sem, 1));
+	WRITE_ONCE(r->irq_ret, psem_release(&r->ext.sem, 1));
 }
 
 static int lat_waiter(void *data)
@@ -111,7 +111,7 @@ static int lat_waiter(void *data)
 		u64 t1;
 
 		if (r->kind != LAT_SLEEP_KERNEL)
-			ret = psem_acquire(&r->sem, 1);
+			ret = psem_acquire(&r->ext.sem, 1);
 		else
 			down(&r->ksem);
 		t1 = ktime_get_ns();
@@ -154,7 +154,7 @@ static int lat_wait_asleep(struct lat_run *r)
 		 * asleep in down() is queued.
 		 */
 		bool queued = r->kind == LAT_SLEEP_KERNEL ||
-			!psem_queue_empty(&r->sem);	/* a peek: see above */
+			!psem_queue_empty(&r->ext.sem);	/* a peek: see above */
 
 		if (queued && READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE &&
 		    lat_off_cpu(t))
@@ -176,7 +176,7 @@ static int lat_releaser(void *data)
 
 	for (i = 0; i < r->n && !ret; i++) {
 		if (r->kind == LAT_ASYNC) {
-			ret = psem_acquire_async(&r->sem, 1, &r->aw,
+			ret = psem_acquire_async(&r->ext.sem, 1, &r->aw,
 						 lat_async_fn);
 			if (ret != -EINPROGRESS) {
 				ret = ret ?: -EIO;	/* 0: took a permit */
@@ -184,7 +184,7 @@ static int lat_releaser(void *data)
 			}
 			r->queued = true;
 			WRITE_ONCE(r->t0, ktime_get_ns());
-			ret = psem_release(&r->sem, 1);
+			ret = psem_release(&r->ext.sem, 1);
 			if (!ret && (r->done != i + 1 || r->result))
 				ret = -EIO;
 			continue;
@@ -194,7 +194,7 @@ static int lat_releaser(void *data)
 			break;
 		WRITE_ONCE(r->t0, ktime_get_ns());
 		if (r->kind == LAT_SLEEP) {
-			ret = psem_release(&r->sem, 1);
+			ret = psem_release(&r->ext.sem, 1);
 		} else if (r->kind == LAT_HARDIRQ) {
 			irq_work_queue(&r->irq);
 			irq_work_sync(&r->irq);
@@ -238,7 +238,7 @@ static int lat_measure(enum lat_kind kind, unsigned int n, u64 *samples,
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
-	psem_init(&r->sem, LAT_PERMITS);
+	psem_init_ext(&r->ext, LAT_PERMITS);
 	sema_init(&r->ksem, LAT_PERMITS);
 	r->kind = kind;
 	r->n = n;
@@ -272,7 +272,7 @@ static int lat_measure(enum lat_kind kind, unsigned int n, u64 *samples,
 	put_task_struct(rel);
 	ret = r->ret;
 	/* After a failure, take back an async waiter still queued. */
-	if (r->queued && psem_cancel_async(&r->sem, &r->aw))
+	if (r->queued && psem_cancel_async(&r->ext.sem, &r->aw))
 		r->queued = false;
 	if (r->waiter) {
 		unsigned int left = n - READ_ONCE(r->done);
@@ -280,7 +280,7 @@ static int lat_measure(enum lat_kind kind, unsigned int n, u64 *samples,
 		/* After a failure, let the waiter through its remaining grants. */
 		if (ret && left) {
 			if (kind != LAT_SLEEP_KERNEL)
-				psem_release(&r->sem, left);
+				psem_release(&r->ext.sem, left);
 			else
 				while (left--)
 					up(&r->ksem);
@@ -297,9 +297,9 @@ static int lat_measure(enum lat_kind kind, unsigned int n, u64 *samples,
 	 * Every grant kept its permit: nothing left, nobody queued. Both
 	 * threads are gone, so the peeks race with nothing.
 	 */
-	psem_sync(&r->sem);	/* a deferred hand-off is over */
-	queued = !psem_queue_empty(&r->sem);	/* no barrier: see above */
-	if (!ret && (r->done != n || psem_available(&r->sem) || queued ||
+	psem_sync(&r->ext.sem);	/* a deferred hand-off is over */
+	queued = !psem_queue_empty(&r->ext.sem);	/* no barrier: see above */
+	if (!ret && (r->done != n || psem_available(&r->ext.sem) || queued ||
 		     !down_trylock(&r->ksem)))	/* a permit left over */
 		ret = -EIO;
 out_free:

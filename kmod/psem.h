@@ -41,7 +41,7 @@
  *            the queue is empty and no debt remains.
  *   I1: clear => no waiter is linked and no debt is owed.
  *   I2: set   => the word is exactly PSEM_WAITERS, or'ed with PSEM_CLOSED
- *                on a closed psem and PSEM_CAPPED on a capped one: the
+ *                on a closed psem and PSEM_EXT on a capped one: the
  *                balance is zero, PSEM_CONTENDED is clear, and only holders
  *                of the queue lock write the word.
  *
@@ -56,11 +56,12 @@
  *            hold of the queue lock, and a task that takes the lock always
  *            finds it clear.
  *
- * PSEM_CAPPED - the psem is the @sem of a struct psem_capped, whose @limit
+ * PSEM_EXT - the psem is the @sem of a struct psem_ext, whose @limit
  * a lock-free release must respect. Below PSEM_ONE, so no take's
  * comparison and no balance sees it.
- *   Set:     by psem_init_capacity() and DEFINE_PSEM_CAPACITY(), before
- *            the psem is shared; never cleared. Every RMW of the word
+ *   Set:     by psem_init_ext(), psem_init_capacity(), DEFINE_PSEM_EXT()
+ *            and DEFINE_PSEM_CAPACITY(), before the psem is shared; never
+ *            cleared. Every RMW of the word
  *            keeps it: each adds to or subtracts from the word, or (the
  *            drain to PSEM_WAITERS) copies it over.
  *
@@ -71,7 +72,7 @@
  */
 #define PSEM_WAITERS		0x1L
 #define PSEM_CONTENDED		0x2L
-#define PSEM_CAPPED		0x4L
+#define PSEM_EXT		0x4L
 #define PSEM_FLAGS		(PSEM_WAITERS | PSEM_CONTENDED)
 #define PSEM_SHIFT		3
 #define PSEM_ONE		8L	/* 1 << PSEM_SHIFT, signed */
@@ -89,6 +90,13 @@
 #define PSEM_PARKED_KICK	0x1L
 #define PSEM_PARKED_ONE		2L
 
+/*
+ * &psem_ext.limit's low bit: the psem_ext was created with a capacity. The
+ * limit is a multiple of PSEM_ONE, so no comparison with it changes for
+ * the bit, and psem_capacity() shifts it out.
+ */
+#define PSEM_LIMIT_CAPPED	0x1UL
+
 /* The largest balance a psem can hold, and the largest count one call takes. */
 #define PSEM_MAX_PERMITS	(LONG_MAX >> PSEM_SHIFT)
 
@@ -100,16 +108,12 @@ struct psem_waiter;
  * struct psem - a counting semaphore with a lock-free release
  * @count: the balance (permits available to acquirers, 0..PSEM_MAX_PERMITS)
  *         times PSEM_ONE, plus the flags PSEM_WAITERS and PSEM_CONTENDED
- *         the mark PSEM_CAPPED and the state PSEM_CLOSED (their rules
+ *         the mark PSEM_EXT and the state PSEM_CLOSED (their rules
  *         are at PSEM_WAITERS).
  * @lock:  the queue lock
  * @first: the oldest waiter, or NULL: the waiters are linked through
  *         &psem_waiter.node in a circular list with no list head, oldest
  *         first (psem_queue_add()). Protected by @lock.
- * @calls: the served asynchronous waiters whose callbacks are due, and
- *         the one whose callback runs now (struct psem_calls), owned by
- *         the one path that is calling them back (on its stack), or NULL.
- *         Protected by @lock.
  * @leaving: waiters that were served while on their way to cancel their
  *         wait (a signal, a timeout), which still take @lock once.
  *         Protected by @lock.
@@ -129,29 +133,38 @@ struct psem_waiter;
  */
 struct psem {
 	atomic_long_t		count;
-	spinlock_t		lock;	/* the queue lock: @first, @calls, @leaving */
+	spinlock_t		lock;	/* the queue lock: @first, @leaving */
 	unsigned int		leaving;
 	struct psem_waiter	*first;
-	struct psem_calls	*calls;
 	atomic_long_t		pending;
 	struct llist_node	kick;
 };
 
 /**
- * struct psem_capped - a psem with a capacity
- * @sem:   the psem; every call but psem_init_capacity() takes &@sem
- * @limit: the capacity times PSEM_ONE: a lock-free release that would
- *         raise the balance above it takes the locked path, which refuses
- *         it. Written by psem_resize() under the queue lock.
+ * struct psem_ext - a psem with the state only some psems need
+ * @sem:   the psem; every call but the initialisers takes &@sem
+ * @limit: the capacity times PSEM_ONE, or'ed with PSEM_LIMIT_CAPPED for a
+ *         psem created with one (psem_init_capacity()); PSEM_MAX_PERMITS
+ *         times PSEM_ONE without (psem_init_ext()). A lock-free release
+ *         that would raise the balance above it takes the locked path,
+ *         which refuses it. Written by psem_resize() under the queue lock.
+ * @calls: the served asynchronous waiters whose callbacks are due, and
+ *         the one whose callback runs now (struct psem_calls), owned by
+ *         the one path that is calling them back (on its stack), or NULL.
+ *         Protected by &@sem.lock.
  *
- * Only a psem that psem_capacity(), psem_resize() and psem_quiesce() manage
- * carries a limit: PSEM_CAPPED in its word tells the lock-free release to
- * read it here. Any other psem's capacity is PSEM_MAX_PERMITS, which the
- * word itself enforces. The fields are private to psem.
+ * A capacity (psem_capacity(), psem_resize(), psem_quiesce()) and
+ * asynchronous waiters (psem_acquire_async() and the calls after it) are
+ * for a psem_ext's psem only: PSEM_EXT in its word says so, and tells the
+ * lock-free release to read @limit here. Any other psem's capacity is
+ * PSEM_MAX_PERMITS, which the word itself enforces, and it has no
+ * asynchronous waiters, so it carries neither field. The fields are
+ * private to psem.
  */
-struct psem_capped {
+struct psem_ext {
 	struct psem		sem;
 	unsigned long		limit;
+	struct psem_calls	*calls;
 };
 
 /* What a queued waiter is. */
@@ -284,7 +297,6 @@ struct psem_async {
 	.lock		= __SPIN_LOCK_UNLOCKED((name).lock),		\
 	.leaving	= 0,						\
 	.first		= NULL,						\
-	.calls		= NULL,						\
 	.pending	= ATOMIC_LONG_INIT(0),				\
 	.kick		= { NULL },					\
 }
@@ -302,25 +314,45 @@ struct psem_async {
 #define DEFINE_PSEM(name, permits)					\
 	struct psem name = __PSEM_INITIALIZER(name, __PSEM_COUNT_INIT(permits))
 
+#define __PSEM_EXT_INITIALIZER(name, permits, lim)			\
+{									\
+	.sem	= __PSEM_INITIALIZER((name).sem,			\
+			__PSEM_COUNT_INIT(permits) | PSEM_EXT),		\
+	.limit	= (lim),						\
+	.calls	= NULL,							\
+}
+
+/**
+ * DEFINE_PSEM_EXT - define a psem that may have asynchronous waiters, in
+ *                   static storage
+ * @name:    the variable's name, a struct psem_ext
+ * @permits: the initial balance, a constant 0..PSEM_MAX_PERMITS
+ *
+ * As DEFINE_PSEM(), for a psem whose &@name.sem psem_acquire_async() and
+ * psem_acquire_async_work() may queue on; without a capacity.
+ */
+#define DEFINE_PSEM_EXT(name, permits)					\
+	struct psem_ext name = __PSEM_EXT_INITIALIZER(name, permits,	\
+				__PSEM_COUNT_INIT(PSEM_MAX_PERMITS))
+
 /**
  * DEFINE_PSEM_CAPACITY - define a psem with a capacity, in static storage
- * @name:     the variable's name
+ * @name:     the variable's name, a struct psem_ext
  * @capacity: the capacity, a constant 0..PSEM_MAX_PERMITS; all of it is
  *            available at first
  *
- * As DEFINE_PSEM(), for a struct psem_capped whose permits psem_capacity()
- * reports and psem_resize() and psem_quiesce() manage.
+ * As DEFINE_PSEM_EXT(), for a psem whose permits psem_capacity() reports
+ * and psem_resize() and psem_quiesce() manage.
  */
 #define DEFINE_PSEM_CAPACITY(name, capacity)				\
-	struct psem_capped name = {					\
-		.sem	= __PSEM_INITIALIZER((name).sem,		\
-				__PSEM_COUNT_INIT(capacity) | PSEM_CAPPED), \
-		.limit	= __PSEM_COUNT_INIT(capacity),			\
-	}
+	struct psem_ext name = __PSEM_EXT_INITIALIZER(name, capacity,	\
+				__PSEM_COUNT_INIT(capacity) | PSEM_LIMIT_CAPPED)
 
 void __psem_init(struct psem *sem, long permits, const char *name,
 		 struct lock_class_key *key);
-int __psem_init_capacity(struct psem_capped *capped, long capacity,
+void __psem_init_ext(struct psem_ext *ext, long permits, const char *name,
+		     struct lock_class_key *key);
+int __psem_init_capacity(struct psem_ext *ext, long capacity,
 			 const char *name, struct lock_class_key *key);
 
 /**
@@ -340,8 +372,25 @@ do {									\
 } while (0)
 
 /**
+ * psem_init_ext - initialise a psem that may have asynchronous waiters, at
+ *                 run time
+ * @ext:     the struct psem_ext; use &@ext->sem from then on
+ * @permits: as psem_init()'s
+ *
+ * As psem_init(), for a psem that psem_acquire_async() and
+ * psem_acquire_async_work() may queue on: a plain struct psem refuses
+ * them. Without a capacity (see psem_init_capacity()).
+ */
+#define psem_init_ext(ext, permits)					\
+do {									\
+	static struct lock_class_key __psem_key;			\
+									\
+	__psem_init_ext((ext), (permits), #ext, &__psem_key);		\
+} while (0)
+
+/**
  * psem_init_capacity - initialise a psem with a capacity at run time
- * @capped:   the struct psem_capped; use &@capped->sem from then on
+ * @capped:   the struct psem_ext; use &@capped->sem from then on
  * @capacity: 0..PSEM_MAX_PERMITS; all of it is available at first
  *
  * A psem with a capacity refuses at once a request it could never meet

@@ -29,7 +29,7 @@
 
 /**
  * psem_acquire_async - take permits, or be called back once they are assigned
- * @sem: the semaphore
+ * @sem: the semaphore, &psem_ext.sem of a struct psem_ext
  * @n:   permits to take, 0..PSEM_MAX_PERMITS
  * @aw:  the waiter, owned by the caller (embed it, e.g. in a request)
  * @fn:  called once with the outcome if @aw was queued
@@ -47,7 +47,9 @@
  * queue it again.
  *
  * Return: 0 if the permits were taken; -EINPROGRESS if @aw was queued;
- * -EINVAL (with a warning) if @n is out of range; -ESHUTDOWN if @sem is
+ * -EINVAL (with a warning) if @n is out of range or @sem is a plain psem
+ * (psem_init(), DEFINE_PSEM()), which has no room for the path that calls
+ * back (&psem_ext.calls); -ESHUTDOWN if @sem is
  * closed (whatever @n); -E2BIG if @n exceeds its capacity. Only
  * -EINPROGRESS queues. -EPERM (with a warning) if it would have to queue
  * from a context where the queue lock may not be taken.
@@ -61,6 +63,9 @@ int psem_acquire_async(struct psem *sem, long n, struct psem_async *aw,
 
 	if (psem_count_out_of_range(n) &&
 	    psem_refuse("%s: count %ld out of range\n", __func__, n))
+		return -EINVAL;
+	if (!psem_is_ext(sem) &&
+	    psem_refuse("%s: an asynchronous waiter needs a struct psem_ext\n", __func__))
 		return -EINVAL;
 	/*
 	 * Not queued, whatever follows: a cancel now is a no-op. Unordered:
@@ -131,15 +136,16 @@ enum psem_async_stand {
 };
 
 /*
- * Under the queue lock, where its state and &psem.calls change: the path
- * that &psem.calls points at keeps its struct psem_calls on its stack
+ * Under the queue lock, where its state and &psem_ext.calls change: the path
+ * that &psem_ext.calls points at keeps its struct psem_calls on its stack
  * until it has cleared the pointer under the lock.
  */
 static enum psem_async_stand psem_async_stand_locked(struct psem *sem,
 						     struct psem_async *aw)
 {
 	int state = atomic_read(&aw->w.state);	/* under the lock */
-	struct psem_calls *calls = sem->calls;
+	/* A plain psem has no asynchronous waiter and no path calling back. */
+	struct psem_calls *calls = psem_is_ext(sem) ? psem_ext_of(sem)->calls : NULL;
 
 	lockdep_assert_held(&sem->lock);
 	if (state == PSEM_W_SERVED)

@@ -31,39 +31,66 @@ static noinline __cold int psem_bad_count(const char *fn, long n,
 	return -EINVAL;
 }
 
-void __psem_init(struct psem *sem, long permits, const char *name,
-		 struct lock_class_key *key)
+/*
+ * Sets up @sem with the word @word; every store unordered: the psem is not
+ * yet shared (see the kernel-doc of psem_init()).
+ */
+static void psem_init_word(struct psem *sem, long word, const char *name,
+			   struct lock_class_key *key)
 {
-	if (psem_count_out_of_range(permits)) {
-		psem_bad_count(__func__, permits, _RET_IP_);
-		permits = 0;
-	}
-	/* Unordered: the psem is not yet shared (see the kernel-doc). */
-	atomic_long_set(&sem->count, permits * PSEM_ONE);
+	atomic_long_set(&sem->count, word);
 	spin_lock_init(&sem->lock);
 	lockdep_set_class_and_name(&sem->lock, key, name);
 	sem->leaving = 0;
 	sem->first = NULL;
-	sem->calls = NULL;
-	atomic_long_set(&sem->pending, 0);	/* unordered: not yet shared */
+	atomic_long_set(&sem->pending, 0);
 	sem->kick.next = NULL;			/* linked only with the bit set */
+}
+
+/* A count to start with: @n, or zero with the refusal if out of range. */
+static long psem_init_count(const char *fn, long n, unsigned long ip)
+{
+	if (!psem_count_out_of_range(n))
+		return n;
+	psem_bad_count(fn, n, ip);
+	return 0;
+}
+
+void __psem_init(struct psem *sem, long permits, const char *name,
+		 struct lock_class_key *key)
+{
+	permits = psem_init_count(__func__, permits, _RET_IP_);
+	psem_init_word(sem, permits * PSEM_ONE, name, key);
 }
 EXPORT_SYMBOL_PSEM(__psem_init);
 
-int __psem_init_capacity(struct psem_capped *capped, long capacity,
+/* A psem_ext's psem, its limit @limit; PSEM_EXT is never cleared (psem.h). */
+static void psem_init_ext_fields(struct psem_ext *ext, long permits,
+				 unsigned long limit, const char *name,
+				 struct lock_class_key *key)
+{
+	psem_init_word(&ext->sem, permits * PSEM_ONE | PSEM_EXT, name, key);
+	ext->limit = limit;
+	ext->calls = NULL;
+}
+
+void __psem_init_ext(struct psem_ext *ext, long permits, const char *name,
+		     struct lock_class_key *key)
+{
+	permits = psem_init_count(__func__, permits, _RET_IP_);
+	psem_init_ext_fields(ext, permits, PSEM_MAX_PERMITS * PSEM_ONE, name,
+			     key);
+}
+EXPORT_SYMBOL_PSEM(__psem_init_ext);
+
+int __psem_init_capacity(struct psem_ext *ext, long capacity,
 			 const char *name, struct lock_class_key *key)
 {
-	int ret = 0;
+	long cap = psem_init_count(__func__, capacity, _RET_IP_);
 
-	if (psem_count_out_of_range(capacity)) {
-		ret = psem_bad_count(__func__, capacity, _RET_IP_);
-		capacity = 0;
-	}
-	__psem_init(&capped->sem, capacity, name, key);
-	/* Unordered: not yet shared. The mark is never cleared (psem.h). */
-	atomic_long_or(PSEM_CAPPED, &capped->sem.count);
-	capped->limit = capacity * PSEM_ONE;
-	return ret;
+	psem_init_ext_fields(ext, cap, cap * PSEM_ONE | PSEM_LIMIT_CAPPED,
+			     name, key);
+	return cap == capacity ? 0 : -EINVAL;
 }
 EXPORT_SYMBOL_PSEM(__psem_init_capacity);
 
@@ -141,7 +168,7 @@ int psem_release_all_held(struct psem *sem, long n)
 		return psem_bad_count(__func__, n, _RET_IP_);
 	/*
 	 * No capacity to check: the exchange is from a word of exactly zero,
-	 * which a capped psem's never is (PSEM_CAPPED), and @n is in range,
+	 * which a capped psem's never is (PSEM_EXT), and @n is in range,
 	 * the capacity of any other psem.
 	 */
 	if (psem_release_all_fast(sem, n))

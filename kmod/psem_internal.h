@@ -43,21 +43,34 @@ static __always_inline bool psem_count_out_of_range(long n)
 }
 
 /*
- * Whether @sem is the psem of a struct psem_capped: PSEM_CAPPED, set before
+ * Whether @sem is the psem of a struct psem_ext: PSEM_EXT, set before
  * the psem is shared and never cleared (psem.h), so a relaxed read.
  */
-static inline bool psem_capped(const struct psem *sem)
+static inline bool psem_is_ext(const struct psem *sem)
 {
-	return atomic_long_read(&sem->count) & PSEM_CAPPED;
+	return atomic_long_read(&sem->count) & PSEM_EXT;
+}
+
+/* The struct psem_ext of @sem, which psem_is_ext(). */
+static inline struct psem_ext *psem_ext_of(const struct psem *sem)
+{
+	return container_of(sem, struct psem_ext, sem);
 }
 
 /*
- * The capacity times PSEM_ONE of a psem with PSEM_CAPPED set. A snapshot:
- * psem_resize() writes it under the queue lock.
+ * &psem_ext.limit of a psem with PSEM_EXT set: the capacity times
+ * PSEM_ONE, or'ed with PSEM_LIMIT_CAPPED if it was created with one. A
+ * snapshot: psem_resize() writes it under the queue lock.
  */
-static inline unsigned long psem_capped_limit(const struct psem *sem)
+static inline unsigned long psem_ext_limit(const struct psem *sem)
 {
-	return READ_ONCE(container_of(sem, struct psem_capped, sem)->limit);
+	return READ_ONCE(psem_ext_of(sem)->limit);
+}
+
+/* Whether @sem was created with a capacity: PSEM_LIMIT_CAPPED, never cleared. */
+static inline bool psem_capped(const struct psem *sem)
+{
+	return psem_is_ext(sem) && (psem_ext_limit(sem) & PSEM_LIMIT_CAPPED);
 }
 
 /*

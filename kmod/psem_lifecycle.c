@@ -81,8 +81,8 @@ int psem_resize(struct psem *sem, long capacity)
 	 * ACQUIRE load in psem_release_fast(), so that a lock-free release
 	 * that reads the shrunk word checks it against the new limit.
 	 */
-	WRITE_ONCE(container_of(sem, struct psem_capped, sem)->limit,
-		   capacity * PSEM_ONE);
+	WRITE_ONCE(psem_ext_of(sem)->limit,
+		   capacity * PSEM_ONE | PSEM_LIMIT_CAPPED);
 	smp_wmb();	/* limit, then word: see the comment above */
 	if (capacity < old) {
 		long owed = old - capacity;

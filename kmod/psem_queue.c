@@ -14,7 +14,7 @@
  * touches the psem again on behalf of a wait that was queued on it: a task
  * served while on its way to cancel is counted in &psem.leaving until it
  * has taken the lock, and a path calling back asynchronous waiters holds
- * &psem.calls until it is done; psem_wait_let_go() waits for both.
+ * &psem_ext.calls until it is done; psem_wait_let_go() waits for both.
  */
 
 #include <linux/export.h>
@@ -89,7 +89,7 @@ static void psem_call_back(struct psem *sem, struct psem_calls *calls)
 		psem_let_go_wake(sem);
 		spin_lock_irqsave(&sem->lock, flags);
 	}
-	sem->calls = NULL;
+	psem_ext_of(sem)->calls = NULL;
 	spin_unlock_irqrestore(&sem->lock, flags);
 	psem_let_go_wake(sem);
 }
@@ -141,11 +141,14 @@ static void psem_dequeue(struct psem *sem, struct psem_waiter *w, int result,
 {
 	w->result = result;
 	if (w->kind == PSEM_WAIT_ASYNC) {
+		/* Only a psem_ext's queue holds one (psem_acquire_async()). */
+		struct psem_ext *ext = psem_ext_of(sem);
+
 		atomic_set(&w->state, PSEM_W_SERVED);	/* under the lock */
-		if (!sem->calls)
-			sem->calls = &wake->calls;
+		if (!ext->calls)
+			ext->calls = &wake->calls;
 		psem_queue_del(sem, w);
-		list_add_tail(&w->node, &sem->calls->list);
+		list_add_tail(&w->node, &ext->calls->list);
 		return;
 	}
 	/*
@@ -566,7 +569,8 @@ static bool psem_has_let_go(struct psem *sem)
 
 	spin_lock_irq(&sem->lock);
 	/* Only the hand-off's RMW, under this lock, clears the bit. */
-	let_go = !sem->leaving && !sem->calls &&
+	let_go = !sem->leaving &&
+		 !(psem_is_ext(sem) && psem_ext_of(sem)->calls) &&
 		 !(atomic_long_read(&sem->pending) & PSEM_PARKED_KICK);
 	spin_unlock_irq(&sem->lock);
 	return let_go;

@@ -35,7 +35,7 @@ enum psem_waiter_state {
  * @calling: the one whose callback runs now, or NULL; read under the queue
  *           lock by psem_cancel_async_sync(), which waits for it
  *
- * On the stack of that path, and pointed at by &psem.calls while it runs
+ * On the stack of that path, and pointed at by &psem_ext.calls while it runs
  * them: the psem itself holds one pointer for both.
  */
 struct psem_calls {
@@ -47,7 +47,7 @@ struct psem_calls {
  * struct psem_wake - what a locked path does once it drops the queue lock
  * @tasks: the task waiters it served, to wake
  * @calls: the callbacks due, if this path runs them (it found no other
- *         path doing so: &psem.calls)
+ *         path doing so: &psem_ext.calls)
  */
 struct psem_wake {
 	struct list_head	tasks;

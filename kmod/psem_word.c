@@ -24,7 +24,7 @@
  */
 long psem_capacity(const struct psem *sem)
 {
-	/* Relaxed: PSEM_CAPPED never changes once the psem is shared. */
+	/* Relaxed: PSEM_EXT never changes once the psem is shared. */
 	return psem_word_capacity(sem, atomic_long_read(&sem->count));
 }
 EXPORT_SYMBOL_PSEM(psem_capacity);
@@ -48,7 +48,7 @@ long psem_take_or_mark(struct psem *sem, long n)
 		take = min(psem_word_balance(cur), n);
 		/* PSEM_CONTENDED is clear under the lock (psem.h). */
 		new = take == n ? cur - n * PSEM_ONE :
-				  (cur & (PSEM_CLOSED | PSEM_CAPPED)) | PSEM_WAITERS;
+				  (cur & (PSEM_CLOSED | PSEM_EXT)) | PSEM_WAITERS;
 		/*
 		 * ACQUIRE: as in psem_take(). A lock-free release racing
 		 * this changes the word and makes the exchange fail; the

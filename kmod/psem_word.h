@@ -88,12 +88,12 @@ static __always_inline bool psem_release_exchange(struct psem *sem, long cur,
 }
 
 /*
- * A release onto @cur, a word the rule let through with PSEM_CAPPED set:
- * the sum within the psem_capped's limit. The limit is read after the
+ * A release onto @cur, a word the rule let through with PSEM_EXT set:
+ * the sum within the psem_ext's limit. The limit is read after the
  * ACQUIRE load of @cur, pairing with the smp_wmb() in psem_resize() between
  * its write of the limit and its change of the word: a word shrunk by a
  * resize is never checked against the capacity from before it. @cur is
- * non-negative and PSEM_CAPPED is below PSEM_ONE, so the comparison is
+ * non-negative and PSEM_EXT is below PSEM_ONE, so the comparison is
  * that of the balances.
  */
 static __always_inline bool psem_release_capped(struct psem *sem, long cur,
@@ -102,11 +102,11 @@ static __always_inline bool psem_release_capped(struct psem *sem, long cur,
 	unsigned long sum = (unsigned long)cur + (unsigned long)n * PSEM_ONE;
 
 	return psem_release_exchange(sem, cur, sum, n,
-				     sum > (psem_capped_limit(sem) | PSEM_CAPPED));
+				     sum > (psem_ext_limit(sem) | PSEM_EXT));
 }
 
 /*
- * A release onto @cur, a word the rule let through without PSEM_CAPPED: a
+ * A release onto @cur, a word the rule let through without PSEM_EXT: a
  * non-negative multiple of PSEM_ONE, whose limit is PSEM_MAX_PERMITS. Both
  * terms of the sum are at most LONG_MAX, so the unsigned sum cannot wrap,
  * and one above PSEM_MAX_PERMITS * PSEM_ONE is at least 2^63: a sign test,
@@ -132,14 +132,14 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	if (static_branch_likely(&psem_waiters_bit_rule_key)) {
 		/*
 		 * The waiters-bit rule: nobody waits, the flag is clear, not
-		 * closed; any balance. One test of the bits (PSEM_CAPPED
+		 * closed; any balance. One test of the bits (PSEM_EXT
 		 * among them, for the uncapped psem's shorter path).
 		 * ACQUIRE (a plain load on x86): orders the read of a
 		 * capacity after it (psem_release_capped()). Anything else is
 		 * rechecked by the exchange.
 		 */
 		cur = atomic_long_read_acquire(&sem->count);
-		if (likely(!(cur & (PSEM_FLAGS | PSEM_CAPPED | PSEM_CLOSED))))
+		if (likely(!(cur & (PSEM_FLAGS | PSEM_EXT | PSEM_CLOSED))))
 			return psem_release_uncapped(sem, cur, n);
 		if (!(cur & (PSEM_FLAGS | PSEM_CLOSED)))
 			return psem_release_capped(sem, cur, n);
@@ -148,7 +148,7 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 		if (!static_branch_likely(&psem_fast_release_key))
 			return false;
 		cur = atomic_long_read_acquire(&sem->count);	/* as above */
-		if (cur >= PSEM_ONE && !(cur & (PSEM_CONTENDED | PSEM_CAPPED)))
+		if (cur >= PSEM_ONE && !(cur & (PSEM_CONTENDED | PSEM_EXT)))
 			return psem_release_uncapped(sem, cur, n);
 		if (cur >= PSEM_ONE && !(cur & PSEM_CONTENDED))
 			return psem_release_capped(sem, cur, n);
@@ -192,14 +192,14 @@ static __always_inline bool psem_take_all_fast(struct psem *sem, long n)
 
 /*
  * The capacity of @sem, whose word was read as @cur: PSEM_MAX_PERMITS
- * without PSEM_CAPPED, else its psem_capped's limit (a snapshot without
+ * without PSEM_EXT, else its psem_ext's limit (a snapshot without
  * the queue lock, under which psem_resize() writes it).
  */
 static __always_inline long psem_word_capacity(const struct psem *sem, long cur)
 {
-	if (likely(!(cur & PSEM_CAPPED)))
+	if (likely(!(cur & PSEM_EXT)))
 		return PSEM_MAX_PERMITS;
-	return psem_capped_limit(sem) >> PSEM_SHIFT;
+	return psem_ext_limit(sem) >> PSEM_SHIFT;
 }
 
 /* The balance in a word, whatever its flags and closed state. */

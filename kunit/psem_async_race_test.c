@@ -148,7 +148,7 @@ static void psem_test_async_cancel_race(struct kunit *test)
 		.round = async_sleeper_round, .until = 2, .iters = race_iters,
 		.n = 2,
 	};
-	struct psem *sem = psem_test_sem(test, 2);	/* one sleeper can hold all */
+	struct psem *sem = psem_test_ext_sem(test, 2);	/* one sleeper can hold all */
 	struct psem_test_ctx *ctx = test->priv;
 	unsigned int i, nr = 0, called = 0, cancelled = 0;
 	struct async_tally **tallies;

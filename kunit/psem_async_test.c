@@ -17,7 +17,7 @@
 
 static void psem_test_async_immediate(struct kunit *test)
 {
-	struct psem *sem = psem_test_sem(test, 3);
+	struct psem *sem = psem_test_ext_sem(test, 3);
 	struct psem_test_req *r = psem_test_req_new(test, sem);
 
 	KUNIT_EXPECT_EQ(test, psem_acquire_async(sem, 2, &r->aw, psem_test_req_fn), 0);
@@ -33,13 +33,35 @@ static void psem_test_async_immediate(struct kunit *test)
 }
 
 /*
+ * A plain psem has no room for the path that calls back: every
+ * asynchronous acquire on it is refused, even one that could be granted
+ * at once, and changes nothing; the cancels find nothing queued.
+ */
+static void psem_test_async_plain_refused(struct kunit *test)
+{
+	struct psem *sem = psem_test_sem(test, 3);
+	struct psem_test_req *r = psem_test_req_new(test, sem);
+
+	psem_set_quiet_warnings(true);
+	PSEM_TEST_EXPECT_REFUSED(test, sem, psem_acquire_async(sem, 2, &r->aw, psem_test_req_fn),
+				 -EINVAL);
+	PSEM_TEST_EXPECT_REFUSED(test, sem, psem_acquire_async(sem, 4, &r->aw, psem_test_req_fn),
+				 -EINVAL);
+	psem_set_quiet_warnings(false);
+	KUNIT_EXPECT_FALSE(test, psem_cancel_async(sem, &r->aw));
+	KUNIT_EXPECT_FALSE(test, psem_cancel_async_sync(sem, &r->aw));
+	KUNIT_EXPECT_EQ(test, psem_test_calls(r), 0);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 3);
+}
+
+/*
  * Sleeping A(2), async B(3), sleeping C(1): releases serve them in that
  * order, with partial grants, and B's callback runs in the releaser's
  * context once its third permit arrives.
  */
 static void psem_test_async_fifo(struct kunit *test)
 {
-	struct psem *sem = psem_test_sem(test, 0);
+	struct psem *sem = psem_test_ext_sem(test, 0);
 	struct psem_test_req *b = psem_test_req_new(test, sem);
 	struct psem_test_thread *a, *c;
 
@@ -91,7 +113,7 @@ static void psem_test_async_hardirq(struct kunit *test)
 {
 	const bool hard = !IS_ENABLED(CONFIG_PREEMPT_RT);
 	const enum hrtimer_mode mode = HRTIMER_MODE_REL;
-	struct psem *sem = psem_test_sem(test, 0);
+	struct psem *sem = psem_test_ext_sem(test, 0);
 	struct psem_test_req *r = psem_test_req_new(test, sem);
 	struct async_irq *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 
@@ -148,7 +170,7 @@ static void psem_test_async_close_resize(struct kunit *test)
 /* A callback that releases into the same psem: no recursion on the lock. */
 static void psem_test_async_callback_releases(struct kunit *test)
 {
-	struct psem *sem = psem_test_sem(test, 0);
+	struct psem *sem = psem_test_ext_sem(test, 0);
 	struct psem_test_req *a = psem_test_req_new(test, sem), *b = psem_test_req_new(test, sem);
 
 	a->give_back = true;
@@ -167,7 +189,7 @@ static void psem_test_async_callback_releases(struct kunit *test)
 /* Cancel returns the partial grant to the next waiter; fn never runs. */
 static void psem_test_async_cancel(struct kunit *test)
 {
-	struct psem *sem = psem_test_sem(test, 1);
+	struct psem *sem = psem_test_ext_sem(test, 1);
 	struct psem_test_req *a = psem_test_req_new(test, sem), *b = psem_test_req_new(test, sem);
 
 	KUNIT_ASSERT_EQ(test, psem_acquire_async(sem, 3, &a->aw, psem_test_req_fn),
@@ -207,7 +229,7 @@ static void async_work_fn(struct work_struct *work)
 /* The work variant completes in process context. */
 static void psem_test_async_work(struct kunit *test)
 {
-	struct psem *sem = psem_test_sem(test, 0);
+	struct psem *sem = psem_test_ext_sem(test, 0);
 	struct async_work *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, w);
@@ -225,7 +247,8 @@ static void psem_test_async_work(struct kunit *test)
 }
 
 PSEM_TEST_SUITE("psem_async", "KUnit tests for psem's asynchronous waiters",
-		psem_test_async_immediate, psem_test_async_fifo,
+		psem_test_async_immediate, psem_test_async_plain_refused,
+		psem_test_async_fifo,
 		psem_test_async_hardirq, psem_test_async_close_resize,
 		psem_test_async_callback_releases, psem_test_async_cancel,
 		psem_test_async_work);

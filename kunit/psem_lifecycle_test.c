@@ -20,7 +20,7 @@
 static void psem_test_capacity(struct kunit *test)
 {
 	struct psem *sem = psem_test_capped_sem(test, 4);
-	struct psem_capped zero;
+	struct psem_ext zero;
 	struct psem plain;
 
 	KUNIT_EXPECT_EQ(test, psem_capacity(sem), 4L);
@@ -106,7 +106,7 @@ static void psem_test_resize_too_big(struct kunit *test)
 }
 
 /*
- * A capped psem's word keeps PSEM_CAPPED through a waiter's drain and its
+ * A capped psem's word keeps PSEM_EXT through a waiter's drain and its
  * hand-off: a release within the capacity is still lock-free, and one
  * above it is still refused.
  */

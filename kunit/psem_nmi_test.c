@@ -134,7 +134,7 @@ static void psem_test_nmi_partial_fifo(struct kunit *test)
  */
 static void psem_test_nmi_grants_async(struct kunit *test)
 {
-	struct psem *sem = psem_test_sem(test, 1);
+	struct psem *sem = psem_test_ext_sem(test, 1);
 	struct nmi_sender *p = nmi_sender_new(test);
 	struct psem_test_req *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 
@@ -207,7 +207,7 @@ static void nmi_free_fn(struct nmi_sender *p)
 static void psem_test_nmi_lock_free(struct kunit *test)
 {
 	struct nmi_free *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
-	struct psem *sem = psem_test_sem(test, 1);
+	struct psem *sem = psem_test_ext_sem(test, 1);
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	f->nmi.sem = sem;
@@ -235,7 +235,7 @@ static void psem_test_nmi_lock_free(struct kunit *test)
 
 /* One round's psem and waiter, kfree()d at the end of the round. */
 struct nmi_td {
-	struct psem_capped	cs;
+	struct psem_ext	cs;
 	struct psem_test_req	r;
 };
 
@@ -357,9 +357,9 @@ static void psem_test_nmi_close_quiesce_free(struct kunit *test)
  */
 struct nmi_refuse {
 	struct nmi_sender	nmi;
-	struct psem_capped	open;
-	struct psem_capped	closed;
-	struct psem	plain;
+	struct psem_ext	open;
+	struct psem_ext	closed;
+	struct psem_ext	plain;
 	struct psem_test_req	r;
 	int		close;
 	int		reopen;
@@ -375,8 +375,8 @@ static void nmi_refuse_fn(struct nmi_sender *p)
 	x->close = psem_close(&x->open.sem);
 	x->reopen = psem_reopen(&x->closed.sem);
 	x->resize = psem_resize(&x->open.sem, 1);
-	x->reduce = psem_reduce(&x->plain, 1);
-	x->async = psem_acquire_async(&x->plain, 2, &x->r.aw, psem_test_req_fn);
+	x->reduce = psem_reduce(&x->plain.sem, 1);
+	x->async = psem_acquire_async(&x->plain.sem, 2, &x->r.aw, psem_test_req_fn);
 }
 
 /*
@@ -395,12 +395,12 @@ static void psem_test_nmi_refused(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, psem_try_acquire(&x->open.sem, 1));
 	KUNIT_ASSERT_EQ(test, psem_init_capacity(&x->closed, 2), 0);
 	KUNIT_ASSERT_EQ(test, psem_close(&x->closed.sem), 0);
-	psem_init(&x->plain, 1);
-	x->r.sem = &x->plain;
+	psem_init_ext(&x->plain, 1);
+	x->r.sem = &x->plain.sem;
 	nmi_sender_arm(test, &x->nmi, nmi_refuse_fn);
 	open = psem_test_snapshot(&x->open.sem);
 	closed = psem_test_snapshot(&x->closed.sem);
-	plain = psem_test_snapshot(&x->plain);
+	plain = psem_test_snapshot(&x->plain.sem);
 
 	refusals = nmi_send_refused(test, &x->nmi);
 	nmi_sender_expect_runs(test, &x->nmi, 1);
@@ -412,18 +412,18 @@ static void psem_test_nmi_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, refusals, 5ULL);
 	psem_test_expect_unchanged(test, &x->open.sem, &open, "open");
 	psem_test_expect_unchanged(test, &x->closed.sem, &closed, "closed");
-	psem_test_expect_unchanged(test, &x->plain, &plain, "plain");
+	psem_test_expect_unchanged(test, &x->plain.sem, &plain, "plain");
 	KUNIT_EXPECT_FALSE(test, psem_is_closed(&x->open.sem));
 	KUNIT_EXPECT_TRUE(test, psem_is_closed(&x->closed.sem));
 	/* The refused waiter was never queued, and is never called. */
-	KUNIT_EXPECT_FALSE(test, psem_cancel_async(&x->plain, &x->r.aw));
+	KUNIT_EXPECT_FALSE(test, psem_cancel_async(&x->plain.sem, &x->r.aw));
 	KUNIT_EXPECT_EQ(test, psem_test_calls(&x->r), 0);
 
 	/* From a task the same calls work. */
 	KUNIT_EXPECT_EQ(test, psem_resize(&x->open.sem, 1), 0);
 	KUNIT_EXPECT_EQ(test, psem_reopen(&x->closed.sem), 0);
-	KUNIT_EXPECT_EQ(test, psem_reduce(&x->plain, 1), 0);
-	KUNIT_EXPECT_EQ(test, psem_available(&x->plain), 0L);
+	KUNIT_EXPECT_EQ(test, psem_reduce(&x->plain.sem, 1), 0);
+	KUNIT_EXPECT_EQ(test, psem_available(&x->plain.sem), 0L);
 	KUNIT_EXPECT_EQ(test, psem_release(&x->open.sem, 1), 0);
 	PSEM_TEST_EXPECT_IDLE(test, &x->open.sem, 1);
 	nmi_sender_report(test, &x->nmi);
@@ -436,7 +436,7 @@ static void psem_test_nmi_refused(struct kunit *test)
 /* Each psem: capacity 1, its permit out, closed: a release from NMI parks. */
 struct nmi_full {
 	struct nmi_sender	nmi;
-	struct psem_capped	sem[NMI_FULL_PSEMS];
+	struct psem_ext	sem[NMI_FULL_PSEMS];
 	int			ret[NMI_FULL_PSEMS];
 };
 

@@ -47,7 +47,7 @@ static void psem_test_close_quiesce_free(struct kunit *test)
 	unsigned int round;
 
 	for (round = 0; round < TEARDOWN_ROUNDS; round++) {
-		struct psem_capped *cs = kmalloc(sizeof(*cs), GFP_KERNEL);
+		struct psem_ext *cs = kmalloc(sizeof(*cs), GFP_KERNEL);
 		struct psem_test_thread *intr, *timed;
 		struct psem *sem;
 
@@ -223,7 +223,7 @@ static int teardown_cancel_sync_fn(struct psem_test_thread *t)
  */
 static void psem_test_cancel_sync_rearm(struct kunit *test)
 {
-	struct psem *sem = psem_test_sem(test, 0);
+	struct psem *sem = psem_test_ext_sem(test, 0);
 	struct psem_test_thread tmpl = { .sem = sem, .n = 1 };
 	struct teardown_slow *s;
 	struct psem_test_thread *rel, *can;
@@ -278,7 +278,7 @@ static int teardown_cancel_work_fn(struct psem_test_thread *t)
  */
 static void psem_test_cancel_work_sync(struct kunit *test)
 {
-	struct psem *sem = psem_test_sem(test, 0);
+	struct psem *sem = psem_test_ext_sem(test, 0);
 	struct teardown_work *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	struct psem_test_thread tmpl = { .sem = sem };
 	struct psem_test_thread *rel, *can;
@@ -354,7 +354,7 @@ static void teardown_requeue_fn(struct work_struct *work)
  */
 static void psem_test_cancel_work_requeue(struct kunit *test)
 {
-	struct psem *sem = psem_test_sem(test, 0);
+	struct psem *sem = psem_test_ext_sem(test, 0);
 	struct teardown_requeue *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
@@ -389,7 +389,7 @@ static void psem_test_cancel_work_requeue(struct kunit *test)
  */
 static void psem_test_callback_chain(struct kunit *test)
 {
-	struct psem *sem = psem_test_sem(test, 0);
+	struct psem *sem = psem_test_ext_sem(test, 0);
 	struct psem_test_req *r = kunit_kcalloc(test, TEARDOWN_CHAIN, sizeof(*r), GFP_KERNEL);
 	unsigned long lo = ULONG_MAX, hi = 0;
 	int i, once = 0;
@@ -418,7 +418,7 @@ static void psem_test_callback_chain(struct kunit *test)
 /* One close that ends a hundred asynchronous waits leaves lockdep on. */
 static void psem_test_close_many_async(struct kunit *test)
 {
-	struct psem *sem = psem_test_sem(test, 0);
+	struct psem *sem = psem_test_ext_sem(test, 0);
 	struct psem_test_req *r = kunit_kcalloc(test, 100, sizeof(*r), GFP_KERNEL);
 	int i, shut = 0;
 
@@ -521,7 +521,7 @@ static void psem_test_debugfs_dot_names(struct kunit *test)
 static void psem_test_return_values(struct kunit *test)
 {
 	struct psem *sem = psem_test_capped_sem(test, 3);
-	struct psem *open = psem_test_sem(test, 2);
+	struct psem *open = psem_test_ext_sem(test, 2);
 	struct psem_test_req *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, r);

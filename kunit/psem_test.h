@@ -394,6 +394,7 @@ struct psem_test_thread *psem_test_linked_waiter(struct kunit *test,
 unsigned int psem_test_nr_waiters(struct psem *sem);
 struct psem *psem_test_sem(struct kunit *test, long permits);
 
+struct psem *psem_test_ext_sem(struct kunit *test, long permits);
 struct psem *psem_test_capped_sem(struct kunit *test, long capacity);
 struct psem_test_thread *psem_test_quiescer(struct kunit *test,
 					    struct psem *sem, unsigned int nr);

@@ -512,6 +512,23 @@ struct psem *psem_test_sem(struct kunit *test, long permits)
 EXPORT_SYMBOL_PSEM_KUNIT(psem_test_sem);
 
 /**
+ * psem_test_ext_sem() - psem_test_sem() that asynchronous waiters may use
+ * @test:    the test case
+ * @permits: its initial balance
+ *
+ * Return: the psem of a struct psem_ext, initialised by psem_init_ext().
+ */
+struct psem *psem_test_ext_sem(struct kunit *test, long permits)
+{
+	struct psem_ext *ext = kunit_kzalloc(test, sizeof(*ext), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ext);
+	psem_init_ext(ext, permits);
+	return &ext->sem;
+}
+EXPORT_SYMBOL_PSEM_KUNIT(psem_test_ext_sem);
+
+/**
  * psem_test_capped_sem() - psem_test_sem() with a capacity
  * @test:     the test case
  * @capacity: its capacity, and its initial balance
@@ -520,7 +537,7 @@ EXPORT_SYMBOL_PSEM_KUNIT(psem_test_sem);
  */
 struct psem *psem_test_capped_sem(struct kunit *test, long capacity)
 {
-	struct psem_capped *cs = kunit_kzalloc(test, sizeof(*cs), GFP_KERNEL);
+	struct psem_ext *cs = kunit_kzalloc(test, sizeof(*cs), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, cs);
 	KUNIT_ASSERT_EQ(test, psem_init_capacity(cs, capacity), 0);

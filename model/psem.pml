@@ -20,7 +20,7 @@
  *                       WAITERS, with ONE = 8 [PSEM_ONE], WAITERS = 1,
  *                       CONTENDED = 2. Every access compares/writes the
  *                       whole word, so the flags ride along as in C.
- *                       PSEM_CAPPED (4) is left out: a constant bit below
+ *                       PSEM_EXT (4) is left out: a constant bit below
  *                       ONE that every RMW keeps, whose only use is to
  *                       say where the limit is (MAX here).
  *   lk                  the queue lock [lock], a spinlock
@@ -30,7 +30,7 @@
  *   done[]     [done]   set by the releaser after its unlock
  *                       (smp_store_release), read by the waiter
  *   MAX                 stands in for the limit: PSEM_MAX_PERMITS
- *                       (LONG_MAX >> 3), or a psem_capped's capacity
+ *                       (LONG_MAX >> 3), or a psem_ext's capacity
  *
  * The release rule [the debugfs switches fast_release, zero_release],
  * chosen at compile time with -DRULE=:

@@ -472,7 +472,7 @@ static bool tt_free_check(struct psem *sem, long cap, int ret)
 static void tt_free_cycle(struct rnd_state *rnd)
 {
 	unsigned long end;
-	struct psem_capped *cs;
+	struct psem_ext *cs;
 	struct psem *sem;
 	long own, linked;
 	bool settled;

@@ -8,7 +8,7 @@
 
 #include "psem_torture.h"
 
-static struct psem_capped tt_lsem;	/* life phase */
+static struct psem_ext tt_lsem;	/* life phase */
 static bool tt_life_ran;	/* the test ran a life phase: report it */
 
 /* ---------------------------------------------------------------------- */

@@ -77,9 +77,20 @@ struct psem *case_psem(long permits)
 	return sem;
 }
 
+/* A psem that asynchronous waiters may use (a struct psem_ext's). */
+struct psem *case_psem_ext(long permits)
+{
+	struct psem_ext *ext = calloc(1, sizeof(*ext));
+
+	if (!ext)
+		abort();
+	psem_init_ext(ext, permits);
+	return &ext->sem;
+}
+
 struct psem *case_psem_owned(long cap)
 {
-	struct psem_capped *cs = calloc(1, sizeof(*cs));
+	struct psem_ext *cs = calloc(1, sizeof(*cs));
 	struct psem *sem = &cs->sem;
 
 	if (!cs)

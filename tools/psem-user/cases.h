@@ -69,6 +69,7 @@ static inline void st(int *p, int v)
  * of @cap, all of it held by the case (NULL, the case failed, if not).
  */
 struct psem *case_psem(long permits);
+struct psem *case_psem_ext(long permits);
 struct psem *case_psem_owned(long cap);
 
 /* Polls until *@p is nonzero (ACQUIRE) or HANG_MS pass; returns *@p. */

@@ -71,7 +71,7 @@ void case_async_work_withdraw(void)
 
 	if (!b)
 		abort();
-	aww_sem = case_psem(0);
+	aww_sem = case_psem_ext(0);
 	ret = psem_acquire_async(aww_sem, 1, &a, aww_a_fn);
 	if (!CHECK(ret == -EINPROGRESS, "A: %d", ret))
 		return;
@@ -173,7 +173,7 @@ void case_cancel_sync_rearm(void)
 	bool cancelled;
 	int ret, returned, held = 1;
 
-	rearm_sem = case_psem(0);
+	rearm_sem = case_psem_ext(0);
 	ret = psem_acquire_async(rearm_sem, 1, &aw, rearm_fn);
 	if (!CHECK(ret == -EINPROGRESS, "first wait: %d", ret))
 		return;
@@ -273,7 +273,7 @@ void case_async_chain_iterates(void)
 	int i, ret, calls, stopped;
 
 	chain = calloc(CHAIN_N, sizeof(*chain));
-	chain_sem = case_psem(0);
+	chain_sem = case_psem_ext(0);
 	if (!chain)
 		abort();
 	for (i = 0; i < CHAIN_N; i++) {
@@ -331,7 +331,7 @@ static void dc_fn(struct psem_async *aw, int result)
 
 void case_double_cancel(void)
 {
-	struct psem_capped cs;
+	struct psem_ext cs;
 	struct psem_async *aw = calloc(1, sizeof(*aw));
 	bool c1, c2;
 	int ret;
@@ -379,7 +379,7 @@ static void cnq_fn(struct psem_async *aw, int result)
 
 void case_cancel_never_queued(void)
 {
-	struct psem_capped cs;
+	struct psem_ext cs;
 	struct psem_async *aw = calloc(1, sizeof(*aw));
 	long before;
 	bool c;

@@ -192,7 +192,7 @@ void case_close_quiesce_free(void)
  */
 static void closed_overflow_one(long cap, long hold)
 {
-	struct psem_capped cs;
+	struct psem_ext cs;
 	long before;
 	int ret;
 
@@ -227,7 +227,7 @@ void case_closed_release_overflow(void)
  */
 void case_release_all_held_capacity(void)
 {
-	struct psem_capped cs;
+	struct psem_ext cs;
 	long before;
 	int ret;
 

@@ -60,8 +60,8 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
   balance-overflow-unchecked psem_add_balance(): no overflow check
   capped-release-unchecked  psem_release_capped(): a capped psem's lock-free
                             release is not checked against its limit
-  drain-drops-capped        psem_take_or_mark(): the drain to PSEM_WAITERS
-                            does not keep PSEM_CAPPED, so the psem forgets
+  drain-drops-ext        psem_take_or_mark(): the drain to PSEM_WAITERS
+                            does not keep PSEM_EXT, so the psem forgets
                             its capacity once a waiter has linked
   downgrade-releases-all    psem_downgrade_write(): gives back every
                             permit, the read hold's too
@@ -204,10 +204,10 @@ MUTANTS = {
                                    "if (n > cap - psem_word_balance(cur)) {",
                                    "if (0) {"),
     "capped-release-unchecked": ("psem_release_capped",
-                                 "sum > (psem_capped_limit(sem) | PSEM_CAPPED)",
+                                 "sum > (psem_ext_limit(sem) | PSEM_EXT)",
                                  "false"),
-    "drain-drops-capped": ("psem_take_or_mark",
-                           "(cur & (PSEM_CLOSED | PSEM_CAPPED)) | PSEM_WAITERS",
+    "drain-drops-ext": ("psem_take_or_mark",
+                           "(cur & (PSEM_CLOSED | PSEM_EXT)) | PSEM_WAITERS",
                            "(cur & PSEM_CLOSED) | PSEM_WAITERS"),
     "downgrade-releases-all": ("psem_downgrade_write",
                                "PSEM_RW_WRITE_PERMITS - 1",

@@ -72,7 +72,7 @@ bool guarded_hold(struct worker *w, struct guarded *g, long *held, long max,
 		  long n, const char *what);
 
 /* stress_life.c */
-extern struct psem_capped life_sem;
+extern struct psem_ext life_sem;
 extern long life_held;
 void life_op(struct worker *w);
 void churn_op(struct worker *w);

@@ -15,7 +15,7 @@
 #include "stress.h"
 
 /* The lifecycle's psem, and what the churn thread set (seqcounts). */
-struct psem_capped life_sem;
+struct psem_ext life_sem;
 static unsigned long life_cap_gen, life_close_gen;
 static long life_cap = LIFE_CAP;
 static int life_closed;

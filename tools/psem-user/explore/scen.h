@@ -36,6 +36,7 @@ XS_SCENARIO(var, nm, var##_setup, ck, dc, ##__VA_ARGS__)
 
 /* A psem of @permits on the heap; one with a capacity, @out of it held. */
 struct psem *xs_psem(long permits);
+struct psem *xs_psem_ext(long permits);	/* asynchronous waiters allowed */
 struct psem *xs_psem_cap(long capacity, long out);
 
 /* Whether a task waiter of @t, or the async waiter @aw, is linked. */

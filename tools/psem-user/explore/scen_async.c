@@ -66,7 +66,7 @@ static void cg_releaser(void *arg)
 
 static void cg_setup(void)
 {
-	sem = xs_psem(0);
+	sem = xs_psem_ext(0);
 	ex_spawn("queuer", cg_queuer, NULL);
 	ex_spawn("releaser", cg_releaser, NULL);
 }
@@ -168,7 +168,7 @@ static void cs_spawn(void (*canceller)(void *arg))
 
 static void rq_setup(void)
 {
-	sem = xs_psem(0);
+	sem = xs_psem_ext(0);
 	rearm = 1;
 	if (rq->queue() != -EINPROGRESS)
 		ex_fail("setup");
@@ -230,7 +230,7 @@ static void ch_setup(void)
 {
 	int i;
 
-	sem = xs_psem(0);
+	sem = xs_psem_ext(0);
 	for (i = 0; i < CHAIN; i++)
 		if (psem_acquire_async(sem, 1, &chain[i], ch_cb) != -EINPROGRESS)
 			ex_fail("setup");
@@ -277,7 +277,7 @@ static void nq_thread(void *arg)
 
 static void nq_setup(void)
 {
-	sem = xs_psem(1);
+	sem = xs_psem_ext(1);
 	ex_spawn("owner", nq_thread, NULL);
 }
 
@@ -321,7 +321,7 @@ static void aw_canceller(void *arg)
 
 static void aw_setup(void)
 {
-	sem = xs_psem(0);
+	sem = xs_psem_ext(0);
 	if (psem_acquire_async(sem, 1, &other, aw_other_cb) != -EINPROGRESS ||
 	    xs_acquire_async_work(sem, 1, &aww, aw_work) != -EINPROGRESS)
 		ex_fail("setup");
@@ -382,7 +382,7 @@ static void sc_releaser2(void *arg)
 
 static void sc_setup(void)
 {
-	sem = xs_psem(0);
+	sem = xs_psem_ext(0);
 	if (psem_acquire_async(sem, 1, &aw, sc_cb) != -EINPROGRESS)
 		ex_fail("setup");
 	ex_spawn("releaser", cs_releaser, NULL);	/* 2: serves the first wait */

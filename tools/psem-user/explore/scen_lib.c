@@ -81,9 +81,20 @@ struct psem *xs_psem(long permits)
 	return sem;
 }
 
+struct psem *xs_psem_ext(long permits)
+{
+	struct psem_ext *ext = kzalloc(sizeof(*ext), GFP_KERNEL);
+
+	if (!ext)
+		ex_fail("out of memory");
+	psem_init_ext(ext, permits);
+	xs_sem = &ext->sem;
+	return &ext->sem;
+}
+
 struct psem *xs_psem_cap(long capacity, long out)
 {
-	struct psem_capped *cs = kzalloc(sizeof(*cs), GFP_KERNEL);
+	struct psem_ext *cs = kzalloc(sizeof(*cs), GFP_KERNEL);
 	struct psem *sem = &cs->sem;
 
 	if (!cs || psem_init_capacity(cs, capacity))

@@ -534,7 +534,7 @@ static void cm_check(void)
 	int r;
 
 	ex_assert(!ret[0] && !ret[1], "acquire %d, release %d", ret[0], ret[1]);
-	ex_assert(before & PSEM_CAPPED, "the word %#lx lost PSEM_CAPPED",
+	ex_assert(before & PSEM_EXT, "the word %#lx lost PSEM_EXT",
 		  (unsigned long)before);
 	r = psem_release(sem, 3);
 	ex_assert(r == -EOVERFLOW && xs_word(sem) == before,
