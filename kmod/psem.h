@@ -39,7 +39,11 @@
  *   Cleared: under the queue lock, only by psem_add_locked(), in the one
  *            read-modify-write that adds what is left of a release once
  *            the queue is empty and no debt remains.
- *   I1: clear => no waiter is linked and no debt is owed.
+ *   I1: clear => no waiter is linked and no debt is owed. Not the other
+ *       way round: a parking release (psem_park()) may pay the last of a
+ *       debt without the lock, and the bit then stays set, the balance
+ *       zero, until the hand-off it queued (or any locked release) takes
+ *       the lock and clears it.
  *   I2: set   => the word is exactly PSEM_WAITERS, or'ed with PSEM_CLOSED
  *                on a closed psem and PSEM_EXT on a capped one: the
  *                balance is zero, PSEM_CONTENDED is clear, and only holders
