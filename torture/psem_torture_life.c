@@ -581,7 +581,8 @@ static void tt_life_quiescent(int stage)
 	ret = psem_quiesce(&tt_lsem.sem, TT_LIFE_QUIESCE_S * HZ);
 	if (ret)
 		tt_viol_err("life: paused (stage %d): psem_quiesce() returned %d: available %ld of %d, debt %lu\n",
-			    stage, ret, psem_available(&tt_lsem.sem), tp_permits, psem_debt(&tt_lsem.sem));
+			    stage, ret, psem_available(&tt_lsem.sem), tp_permits,
+			    psem_debt(&tt_lsem.sem));
 	avail = psem_available(&tt_lsem.sem);
 	debt = psem_debt(&tt_lsem.sem);
 	word = atomic_long_read(&tt_lsem.sem.count);
