@@ -45,7 +45,7 @@
  *       zero, until the hand-off it queued (or any locked release) takes
  *       the lock and clears it.
  *   I2: set   => the word is exactly PSEM_WAITERS, or'ed with PSEM_CLOSED
- *                on a closed psem and PSEM_EXT on a capped one: the
+ *                on a closed psem and PSEM_EXT on a psem_ext's: the
  *                balance is zero, PSEM_CONTENDED is clear, and only holders
  *                of the queue lock write the word.
  *

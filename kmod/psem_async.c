@@ -61,17 +61,18 @@ int psem_acquire_async(struct psem *sem, long n, struct psem_async *aw,
 	long needed;
 	int ret;
 
+	/*
+	 * Not queued, whatever follows, refusals included: a cancel now is
+	 * a no-op. Unordered: @aw is the caller's until it is linked under
+	 * the lock.
+	 */
+	atomic_set(&aw->w.state, PSEM_W_IDLE);
 	if (psem_count_out_of_range(n) &&
 	    psem_refuse("%s: count %ld out of range\n", __func__, n))
 		return -EINVAL;
 	if (!psem_is_ext(sem) &&
 	    psem_refuse("%s: an asynchronous waiter needs a struct psem_ext\n", __func__))
 		return -EINVAL;
-	/*
-	 * Not queued, whatever follows: a cancel now is a no-op. Unordered:
-	 * @aw is the caller's until it is linked under the lock.
-	 */
-	atomic_set(&aw->w.state, PSEM_W_IDLE);
 	if (psem_take(sem, n))
 		return 0;
 	/*

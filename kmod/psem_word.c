@@ -20,7 +20,7 @@
  * A snapshot, like psem_available().
  *
  * Return: the capacity, or PSEM_MAX_PERMITS for a psem created without
- * one (psem_init(), DEFINE_PSEM()).
+ * one (psem_init(), DEFINE_PSEM(), psem_init_ext(), DEFINE_PSEM_EXT()).
  */
 long psem_capacity(const struct psem *sem)
 {

@@ -35,13 +35,17 @@ static void psem_test_async_immediate(struct kunit *test)
 /*
  * A plain psem has no room for the path that calls back: every
  * asynchronous acquire on it is refused, even one that could be granted
- * at once, and changes nothing; the cancels find nothing queued.
+ * at once, and changes nothing; the cancels find nothing queued, whatever
+ * the waiter's memory held before (a refusal that left it as it was had
+ * psem_cancel_async_sync() spin on garbage).
  */
 static void psem_test_async_plain_refused(struct kunit *test)
 {
 	struct psem *sem = psem_test_sem(test, 3);
 	struct psem_test_req *r = psem_test_req_new(test, sem);
 
+	/* As kmalloc() may hand it over: a refusal still leaves it idle. */
+	memset(&r->aw, 0x6b, sizeof(r->aw));
 	psem_set_quiet_warnings(true);
 	PSEM_TEST_EXPECT_REFUSED(test, sem, psem_acquire_async(sem, 2, &r->aw, psem_test_req_fn),
 				 -EINVAL);

@@ -51,6 +51,10 @@
 #   double-cancel             a second cancel returns false, creates nothing
 #   cancel-never-queued       cancel of a wait granted at once, or already
 #                             called back, returns false, changes nothing
+#   refused-cancel-sync       a refused acquire (plain psem, bad count) over
+#                             a poisoned waiter: the cancels return false
+#   static-init               DEFINE_PSEM_EXT/_CAPACITY equal psem_init_ext()
+#                             and psem_init_capacity(), field by field
 #   quiesce-fifo              an acquirer queued behind a quiesce is served
 #                             after it
 #   nmi-release-quiesce-free  a release from NMI parks its permit for an

@@ -207,6 +207,8 @@ static const struct pcase cases[] = {
 	{ "async-chain-iterates",	case_async_chain_iterates },
 	{ "double-cancel",		case_double_cancel },
 	{ "cancel-never-queued",	case_cancel_never_queued },
+	{ "refused-cancel-sync",	case_refused_cancel_sync },
+	{ "static-init",		case_static_init },
 	{ "quiesce-fifo",		case_quiesce_fifo },
 	{ "nmi-release-quiesce-free",	case_nmi_release_quiesce_free },
 };

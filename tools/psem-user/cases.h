@@ -112,5 +112,7 @@ void case_cancel_sync_rearm(void);
 void case_async_chain_iterates(void);
 void case_double_cancel(void);
 void case_cancel_never_queued(void);
+void case_refused_cancel_sync(void);
+void case_static_init(void);
 
 #endif /* _PSEM_CASES_H */

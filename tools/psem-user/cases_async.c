@@ -423,3 +423,99 @@ void case_cancel_never_queued(void)
 	CHECK(!linked(&cs.sem), "a waiter is linked");
 	free(aw);
 }
+
+/*
+ * refused-cancel-sync: refused, then cancelled. psem_acquire_async()'s kernel-doc and
+ * api.rst ("Cancel rules"): "a teardown path may call it whatever the
+ * acquire returned"; psem_cancel_async_sync() takes "a waiter given to
+ * psem_acquire_async()". A waiter in kmalloc()'d memory (here poisoned as
+ * SLUB's POISON_FREE, 0x6b, which kmalloc() hands back under slub_debug=P)
+ * is given to psem_acquire_async() and refused with -EINVAL: (a) on a
+ * plain psem, (b) on a psem_ext with a count out of range.
+ * The teardown's psem_cancel_async_sync() must then return false at once.
+ */
+struct rc_arg {
+	struct psem		*sem;
+	struct psem_async	*aw;
+	int			done;
+};
+
+static void rc_cb(struct psem_async *aw, int result)
+{
+}
+
+static void rc_cancel(struct thr *t)
+{
+	struct rc_arg *a = t->arg;
+
+	t->ret = psem_cancel_async_sync(a->sem, a->aw);
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+}
+
+static void rc_one(const char *what, struct psem *sem, long n)
+{
+	struct rc_arg *a = calloc(1, sizeof(*a));
+	struct thr *t = calloc(1, sizeof(*t));
+	int ret, i;
+
+	if (!a || !t)
+		abort();
+	a->sem = sem;
+	a->aw = malloc(sizeof(*a->aw));
+	if (!a->aw)
+		abort();
+	memset(a->aw, 0x6b, sizeof(*a->aw));
+	ret = psem_acquire_async(sem, n, a->aw, rc_cb);
+	if (!CHECK(ret == -EINVAL, "%s: psem_acquire_async() returned %d", what, ret))
+		return;
+	note("%s: refused -EINVAL; aw->w.state left %#x", what,
+	     atomic_read(&a->aw->w.state));
+	CHECK(!psem_cancel_async(sem, a->aw), "%s: cancel returned true", what);
+	thr_start(t, "cancel-sync", rc_cancel, a, 0);
+	for (i = 0; i < 20000 && !__atomic_load_n(&a->done, __ATOMIC_ACQUIRE); i++)
+		psem_user_usleep(100);
+	if (!CHECK(__atomic_load_n(&a->done, __ATOMIC_ACQUIRE),
+		   "%s: psem_cancel_async_sync() of the refused waiter has not returned after 2 s",
+		   what))
+		return;	/* the thread spins on: leaked, the process exits */
+	thr_join(t);
+	CHECK(!t->ret, "%s: psem_cancel_async_sync() returned true", what);
+}
+
+void case_refused_cancel_sync(void)
+{
+	rc_one("plain psem", case_psem(3), 1);
+	rc_one("psem_ext, count -1", case_psem_ext(3), -1);
+}
+
+/* static-init: DEFINE_PSEM_EXT/DEFINE_PSEM_CAPACITY against their run-time twins. */
+static DEFINE_PSEM_EXT(si_ext, 3);
+static DEFINE_PSEM_CAPACITY(si_cap, 5);
+
+static void si_cmp(const char *what, struct psem_ext *s, struct psem_ext *r)
+{
+	CHECK(atomic_long_read(&s->sem.count) == atomic_long_read(&r->sem.count),
+	      "%s: count %#lx vs %#lx", what, atomic_long_read(&s->sem.count),
+	      atomic_long_read(&r->sem.count));
+	CHECK(s->limit == r->limit, "%s: limit %#lx vs %#lx", what, s->limit, r->limit);
+	CHECK(s->calls == r->calls && s->sem.first == r->sem.first &&
+	      s->sem.leaving == r->sem.leaving &&
+	      atomic_long_read(&s->sem.pending) == atomic_long_read(&r->sem.pending) &&
+	      s->sem.kick.next == r->sem.kick.next, "%s: other fields", what);
+	CHECK(psem_capacity(&s->sem) == psem_capacity(&r->sem), "%s: capacity", what);
+}
+
+void case_static_init(void)
+{
+	struct psem_ext *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		abort();
+	memset(r, 0x6b, sizeof(*r));
+	psem_init_ext(r, 3);
+	si_cmp("ext", &si_ext, r);
+	memset(r, 0x6b, sizeof(*r));
+	psem_init_capacity(r, 5);
+	si_cmp("capacity", &si_cap, r);
+	free(r);
+}

@@ -416,6 +416,31 @@ static void cqa_check(void)
 XS_SCENARIO(cq_async, "life/close-quiesce-free-async", cqa_setup, cqa_check,
 	    "a callback gives its permit back; the owner closes, quiesces and frees while its releaser calls back");
 
+/* The same on a psem_ext without a capacity: close, psem_sync(), free. */
+static void cqe_owner(void *arg)
+{
+	ex_wait_until(cqa_given_back, NULL);
+	ret[1] = psem_close(sem);
+	psem_sync(sem);
+	ex_assert(!xs_nr_waiters(sem) && psem_available(sem) == 1,
+		  "synced with %ld waiters, %ld home", xs_nr_waiters(sem),
+		  psem_available(sem));
+	kfree(sem);	/* &psem_ext.sem is at offset 0 */
+	sem = NULL;
+}
+
+static void cqe_setup(void)
+{
+	sem = xs_psem_ext(0);
+	if (psem_acquire_async(sem, 1, &cqa, cqa_cb) != -EINPROGRESS)
+		ex_fail("setup");
+	ex_spawn("releaser", cqa_releaser, NULL);
+	ex_spawn("owner", cqe_owner, NULL);
+}
+
+XS_SCENARIO(cq_async_ext, "life/close-sync-free-async-ext", cqe_setup, cqa_check,
+	    "as close-quiesce-free-async, on a psem_ext without a capacity: close, psem_sync(), free");
+
 /* ---- refused releases: on a closed psem, past the capacity ---------- */
 
 static long xs_word(struct psem *s)
