@@ -7,6 +7,8 @@
 # (tools/sizes/psem_sizes.c, one of each, read with nm -S): one line,
 #   size (RELEASE): struct psem N, psem_mutex N, psem_rwlock N, psem_sem N
 #   bytes; struct semaphore N, mutex N, rw_semaphore N
+# and one for the type that carries what only some psems need,
+#   size (RELEASE): struct psem_ext N bytes (...)
 # RELEASE (the image's uname -r) defaults to the tree's kernel.release.
 # Run by check.sh's stock stage for every stock kernel.
 set -euo pipefail
@@ -26,9 +28,10 @@ declare -A size
 while read -r _ sz _ name; do
 	size[${name#psem_sizeof_}]=$((16#$sz))
 done < <(nm -S "$work/tools/sizes/psem_sizes.o" | grep ' psem_sizeof_')
-for t in psem psem_mutex psem_rwlock semaphore mutex rw_semaphore; do
+for t in psem psem_ext psem_mutex psem_rwlock semaphore mutex rw_semaphore; do
 	[ -n "${size[$t]:-}" ] || { echo "sizes: no size for $t in the probe" >&2; exit 1; }
 done
 echo "size ($rel): struct psem ${size[psem]}, psem_mutex ${size[psem_mutex]}," \
 	"psem_rwlock ${size[psem_rwlock]}, psem_sem ${size[psem]} bytes;" \
 	"struct semaphore ${size[semaphore]}, mutex ${size[mutex]}, rw_semaphore ${size[rw_semaphore]}"
+echo "size ($rel): struct psem_ext ${size[psem_ext]} bytes (a psem with a capacity or asynchronous waiters)"

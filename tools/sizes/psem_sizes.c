@@ -16,6 +16,7 @@
 #include "psem_sem.h"
 
 struct psem psem_sizeof_psem;
+struct psem_ext psem_sizeof_psem_ext;
 struct psem_mutex psem_sizeof_psem_mutex;
 struct psem_rwlock psem_sizeof_psem_rwlock;
 struct semaphore psem_sizeof_semaphore;
