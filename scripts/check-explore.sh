@@ -113,7 +113,7 @@ close-stays-open:life/close-vs-partial-waiter
 close-drops-grants:life/close-vs-partial-waiter
 reopen-stays-closed:life/reopen-vs-acquire
 capped-release-unchecked:life/release-all-held-capacity
-drain-drops-capped:life/capacity-after-waiter
+drain-drops-ext:life/capacity-after-waiter
 downgrade-releases-all:rwlock/downgrade-vs-lock
 mutex-unlock-lost:mutex/unlock-vs-lock
 mutex-destroy-no-sync:defer/mutex-cancel-nmi-free,defer/mutex-unlock-nmi-free

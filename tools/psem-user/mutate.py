@@ -10,8 +10,8 @@ pattern occurs in it exactly as often as expected, so that a change to the
 core cannot turn a mutant into a silent no-op.
 
   acquire-relaxed           psem_take(): the ACQUIRE cmpxchg made relaxed
-  release-relaxed           psem_release_fast(): the RELEASE cmpxchg made
-                            relaxed
+  release-relaxed           psem_release_exchange(): the fast release's
+                            RELEASE cmpxchg made relaxed
   fast-release-with-waiter  the fast release allowed while a waiter is
                             linked: psem's rule ignores PSEM_WAITERS (before
                             the waiters bit: the "cur <= 0" test dropped)
@@ -151,7 +151,7 @@ def waiters_bit(d):
 MUTANTS = {
     "acquire-relaxed": ("psem_take", "atomic_long_try_cmpxchg_acquire(",
                         "atomic_long_try_cmpxchg_relaxed("),
-    "release-relaxed": ("psem_release_fast",
+    "release-relaxed": ("psem_release_exchange",
                         "atomic_long_try_cmpxchg_release(",
                         "atomic_long_try_cmpxchg_relaxed("),
     "handoff-acquire-relaxed": ("psem_wait", "smp_load_acquire(&w->done)",
@@ -184,9 +184,10 @@ MUTANTS = {
     "callback-not-calling": ("psem_call_back",
                              "WRITE_ONCE(calls->calling, aw);",
                              "WRITE_ONCE(calls->calling, NULL);"),
-    "callbacks-nest": ("psem_dequeue", "if (!sem->calls)", "if (1)"),
-    "settle-ignores-calls": ("psem_has_let_go", "!sem->leaving && !sem->calls",
-                             "!sem->leaving"),
+    "callbacks-nest": ("psem_dequeue", "if (!ext->calls)", "if (1)"),
+    "settle-ignores-calls": ("psem_has_let_go",
+                             "!(psem_is_ext(sem) && psem_ext_of(sem)->calls) &&",
+                             ""),
     "park-no-irq-work": ("psem_park", "irq_work_queue(this_cpu_ptr(&psem_kick_work));",
                          "(void)this_cpu_ptr(&psem_kick_work);"),
     "quiesce-no-sync": ("psem_quiesce_common", "psem_sync(sem);",
@@ -258,8 +259,8 @@ def main():
     if name == "fast-release-with-waiter":
         if waiters_bit(d):
             mutate(d, "psem_release_fast",
-                   "unlikely(cur & (PSEM_FLAGS | PSEM_CLOSED))",
-                   "unlikely(cur & (PSEM_CONTENDED | PSEM_CLOSED))")
+                   "likely(!(cur & (PSEM_FLAGS | PSEM_EXT | PSEM_CLOSED)))",
+                   "likely(!(cur & (PSEM_CONTENDED | PSEM_EXT | PSEM_CLOSED)))")
         else:
             mutate(d, "psem_release_fast", "cur <= 0 || ", "")
     elif name in MUTANTS:
