@@ -200,7 +200,7 @@ static void psem_rwlock_test_writer_fairness(struct kunit *test)
 	 */
 	psem_test_go(w);
 	if (!psem_test_await(test, psem_test_state(r2) == PSEM_TEST_HOLDING &&
-				   psem_test_state(w) == PSEM_TEST_FINISHED))
+			     psem_test_state(w) == PSEM_TEST_FINISHED))
 		goto out;
 	KUNIT_EXPECT_EQ(test, r2->order, 2);
 out:
