@@ -511,6 +511,15 @@ struct psem *psem_test_sem(struct kunit *test, long permits)
 }
 EXPORT_SYMBOL_PSEM_KUNIT(psem_test_sem);
 
+/* A struct psem_ext that lives until the test case is over, not set up. */
+static struct psem_ext *psem_test_ext_alloc(struct kunit *test)
+{
+	struct psem_ext *ext = kunit_kzalloc(test, sizeof(*ext), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ext);
+	return ext;
+}
+
 /**
  * psem_test_ext_sem() - psem_test_sem() that asynchronous waiters may use
  * @test:    the test case
@@ -520,9 +529,8 @@ EXPORT_SYMBOL_PSEM_KUNIT(psem_test_sem);
  */
 struct psem *psem_test_ext_sem(struct kunit *test, long permits)
 {
-	struct psem_ext *ext = kunit_kzalloc(test, sizeof(*ext), GFP_KERNEL);
+	struct psem_ext *ext = psem_test_ext_alloc(test);
 
-	KUNIT_ASSERT_NOT_NULL(test, ext);
 	psem_init_ext(ext, permits);
 	return &ext->sem;
 }
@@ -533,15 +541,15 @@ EXPORT_SYMBOL_PSEM_KUNIT(psem_test_ext_sem);
  * @test:     the test case
  * @capacity: its capacity, and its initial balance
  *
- * Return: the psem, initialised by psem_init_capacity().
+ * Return: the psem of a struct psem_ext, initialised by
+ * psem_init_capacity().
  */
 struct psem *psem_test_capped_sem(struct kunit *test, long capacity)
 {
-	struct psem_ext *cs = kunit_kzalloc(test, sizeof(*cs), GFP_KERNEL);
+	struct psem_ext *ext = psem_test_ext_alloc(test);
 
-	KUNIT_ASSERT_NOT_NULL(test, cs);
-	KUNIT_ASSERT_EQ(test, psem_init_capacity(cs, capacity), 0);
-	return &cs->sem;
+	KUNIT_ASSERT_EQ(test, psem_init_capacity(ext, capacity), 0);
+	return &ext->sem;
 }
 EXPORT_SYMBOL_PSEM_KUNIT(psem_test_capped_sem);
 
