@@ -83,7 +83,7 @@ mark_clean() { mkdir -p "$okdir" && touch "$okdir/$1"; }
 # checkpatch.pl --strict with no types ignored, except per file where a
 # check cannot apply:
 #  - psem.h: DEFINE_PSEM(name, ...) names its variable and also passes it to
-#    the initializer for the wait queue's self-pointing list head, exactly as
+#    the initializer for the queue lock's lockdep name, exactly as
 #    DEFINE_SEMAPHORE() does; the argument is an identifier, not an expression.
 #  - psem_queue.h: DEFINE_PSEM_WAKE(name) likewise, for its two list heads.
 #  - bench/psem_bench.c and torture/psem_torture_lib.c: BENCH_PARAM_*() and
