@@ -26,10 +26,9 @@
 
 /*
  * The atomic word, &psem.count: the balance shifted left by PSEM_SHIFT, two
- * flags and the capacity mark below it and the closed state in the sign
- * bit. What each bit means,
- * and every place that sets or clears it, is stated here once; the code
- * points here, and Documentation/design.rst ("The rules") has the proof.
+ * flags and the psem_ext mark below it and the closed state in the sign
+ * bit. What each bit means, and every place that sets or clears it, is
+ * stated here once; the code points here, and Documentation/design.rst ("The rules") has the proof.
  *
  * PSEM_WAITERS - a waiter (a task, a quiesce or an asynchronous waiter) is
  * linked, or a debt is owed.
@@ -65,9 +64,9 @@
  * comparison and no balance sees it.
  *   Set:     by psem_init_ext(), psem_init_capacity(), DEFINE_PSEM_EXT()
  *            and DEFINE_PSEM_CAPACITY(), before the psem is shared; never
- *            cleared. Every RMW of the word
- *            keeps it: each adds to or subtracts from the word, or (the
- *            drain to PSEM_WAITERS) copies it over.
+ *            cleared. Every RMW of the word keeps it: each adds to or
+ *            subtracts from the word, or (the drain to PSEM_WAITERS)
+ *            copies it over.
  *
  * PSEM_CLOSED - the sign bit: psem_close() was called. A closed word is
  * negative, so every lock-free take and release fails its first test on it.
@@ -394,7 +393,7 @@ do {									\
 
 /**
  * psem_init_capacity - initialise a psem with a capacity at run time
- * @capped:   the struct psem_ext; use &@capped->sem from then on
+ * @ext:      the struct psem_ext; use &@ext->sem from then on
  * @capacity: 0..PSEM_MAX_PERMITS; all of it is available at first
  *
  * A psem with a capacity refuses at once a request it could never meet
@@ -406,11 +405,11 @@ do {									\
  * Return: 0, or -EINVAL (with a warning) for a capacity out of range,
  * which leaves a psem of capacity zero.
  */
-#define psem_init_capacity(capped, capacity)				\
+#define psem_init_capacity(ext, capacity)				\
 ({									\
 	static struct lock_class_key __psem_key;			\
 									\
-	__psem_init_capacity((capped), (capacity), #capped, &__psem_key); \
+	__psem_init_capacity((ext), (capacity), #ext, &__psem_key);	\
 })
 
 /* Taking and releasing permits (kmod/psem_core.c; psem_sync(): psem_queue.c). */

@@ -168,8 +168,8 @@ int psem_release_all_held(struct psem *sem, long n)
 		return psem_bad_count(__func__, n, _RET_IP_);
 	/*
 	 * No capacity to check: the exchange is from a word of exactly zero,
-	 * which a capped psem's never is (PSEM_EXT), and @n is in range,
-	 * the capacity of any other psem.
+	 * which a psem_ext's never is (PSEM_EXT), and @n is in range, the
+	 * capacity of any other psem.
 	 */
 	if (psem_release_all_fast(sem, n))
 		return 0;

@@ -13,7 +13,6 @@
 #include <linux/bug.h>
 #include <linux/container_of.h>
 #include <linux/jump_label.h>
-#include <linux/minmax.h>
 #include <linux/overflow.h>
 #include <linux/percpu.h>
 

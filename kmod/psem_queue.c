@@ -234,8 +234,9 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 	/*
 	 * I2: the balance is zero, and only the lock holder writes the word.
 	 * Refuse a release that could not fit in the capacity even after
-	 * paying the debt: no holder can have taken that many. A debt only
-	 * shrinks under the lock (psem_park()), and is negative &psem.pending.
+	 * paying the debt: no holder can have taken that many. A debt shows
+	 * as a negative &psem.pending, and under the lock it can only shrink
+	 * (psem_park() pays it without the lock).
 	 */
 	cap = psem_word_capacity(sem, cur);
 	if (unlikely(atomic_long_read(&sem->pending) < 0)) {

@@ -36,7 +36,7 @@ enum psem_waiter_state {
  *           lock by psem_cancel_async_sync(), which waits for it
  *
  * On the stack of that path, and pointed at by &psem_ext.calls while it runs
- * them: the psem itself holds one pointer for both.
+ * them: the psem_ext itself holds one pointer for both.
  */
 struct psem_calls {
 	struct list_head	list;
