@@ -25,10 +25,13 @@
 /* Symbols are exported in namespace PSEM: consumers add MODULE_IMPORT_NS(PSEM_NS). */
 
 /*
- * The atomic word, &psem.count: the balance shifted left by PSEM_SHIFT, two
- * flags and the psem_ext mark below it and the closed state in the sign
- * bit. What each bit means, and every place that sets or clears it, is
- * stated here once; the code points here, and Documentation/design.rst ("The rules") has the proof.
+ * The atomic word, &psem.count: two flags and the psem_ext mark below
+ * PSEM_ONE, above them the balance, or, while PSEM_WAITERS is set, the
+ * debt, and the sign bit, PSEM_BLOCKED, set while the psem is closed or
+ * owes a debt: every lock-free take and release fails its first test on a
+ * negative word. What each bit means, and every place that sets or clears
+ * it, is stated here once; the code points here, and
+ * Documentation/design.rst ("The rules") has the proof.
  *
  * PSEM_WAITERS - a waiter (a task, a quiesce or an asynchronous waiter) is
  * linked, or a debt is owed.
@@ -38,15 +41,10 @@
  *   Cleared: under the queue lock, only by psem_add_locked(), in the one
  *            read-modify-write that adds what is left of a release once
  *            the queue is empty and no debt remains.
- *   I1: clear => no waiter is linked and no debt is owed. Not the other
- *       way round: a parking release (psem_park()) may pay the last of a
- *       debt without the lock, and the bit then stays set, the balance
- *       zero, until the hand-off it queued (or any locked release) takes
- *       the lock and clears it.
- *   I2: set   => the word is exactly PSEM_WAITERS, or'ed with PSEM_CLOSED
- *                on a closed psem and PSEM_EXT on a psem_ext's: the
- *                balance is zero, PSEM_CONTENDED is clear, and only holders
- *                of the queue lock write the word.
+ *   I1: clear => no waiter is linked and no debt is owed.
+ *   I2: set   => the bits above PSEM_ONE hold the debt (the balance is
+ *                zero), PSEM_CONTENDED is clear, and only holders of the
+ *                queue lock write the word.
  *
  * PSEM_CONTENDED - the contention flag, a hint: a locked release lost a
  * race with a lock-free path, and lock-free releases should take the lock
@@ -68,30 +66,38 @@
  *            subtracts from the word, or (the drain to PSEM_WAITERS)
  *            copies it over.
  *
- * PSEM_CLOSED - the sign bit: psem_close() was called. A closed word is
- * negative, so every lock-free take and release fails its first test on it.
- *   Set:     by psem_close(), cleared by psem_reopen(): relaxed RMWs under
- *            the queue lock.
+ * PSEM_BLOCKED - the sign bit: the psem is closed, or owes a debt. A
+ * psem that is both says it is closed with PSEM_DEBT_CLOSED.
+ *   Set and cleared: under the queue lock, with relaxed RMWs, by
+ *            psem_close() and psem_reopen(), and by the RMWs that record
+ *            a debt where none was (psem_owe()) and pay the last of one
+ *            (psem_add_locked()), which move the closed state between it
+ *            and PSEM_DEBT_CLOSED (psem_debt_bit()).
+ *
+ * PSEM_DEBT_CLOSED - the same bit as PSEM_CONTENDED, which I2 keeps clear
+ * while PSEM_WAITERS is set: with a debt owed, the psem is closed. So the
+ * word of a psem that nobody waits on, or that owes nothing, is the one
+ * it had before debts moved into it, and only a debt's paths pay for it.
+ * psem_word_closed() reads both forms.
  */
 #define PSEM_WAITERS		0x1L
 #define PSEM_CONTENDED		0x2L
+#define PSEM_DEBT_CLOSED	PSEM_CONTENDED
 #define PSEM_EXT		0x4L
 #define PSEM_FLAGS		(PSEM_WAITERS | PSEM_CONTENDED)
 #define PSEM_SHIFT		3
 #define PSEM_ONE		8L	/* 1 << PSEM_SHIFT, signed */
-#define PSEM_CLOSED		LONG_MIN
+#define PSEM_BLOCKED		LONG_MIN
 
 /*
  * &psem.pending: the permits parked by releases that could not take the
- * queue lock, less the debt, times PSEM_PARKED_ONE (negative while a debt
- * is owed: a parked permit pays it at once), and PSEM_PARKED_KICK, set by
- * the release that names the psem for the hand-off, and cleared by the
+ * queue lock, times PSEM_PARKED_ONE, and PSEM_PARKED_KICK, set by the
+ * release that names the psem for the hand-off, and cleared by the
  * hand-off's RMW that takes the permits (psem_park() in psem_queue.c).
- * Raised lock-free only by psem_park(); lowered (a debt recorded, parked
- * permits taken) and raised by paying the debt only under the queue lock.
+ * Raised lock-free only by psem_park(); emptied only under the queue lock.
  */
-#define PSEM_PARKED_KICK	0x1L
-#define PSEM_PARKED_ONE		2L
+#define PSEM_PARKED_KICK	0x1U
+#define PSEM_PARKED_ONE		2U
 
 /*
  * &psem_ext.limit's low bit: the psem_ext was created with a capacity. The
@@ -100,8 +106,21 @@
  */
 #define PSEM_LIMIT_CAPPED	0x1UL
 
-/* The largest balance a psem can hold, and the largest count one call takes. */
+/*
+ * The largest balance a psem can hold, the largest count one call takes,
+ * and the largest debt.
+ */
 #define PSEM_MAX_PERMITS	(LONG_MAX >> PSEM_SHIFT)
+
+/*
+ * The most permits parked on one psem at once, by releases from NMI or a
+ * hard-only IRQ that the hand-off has yet to take: the range of
+ * &psem.pending, 32 bits beside the queue lock, read as unsigned. A
+ * deferred release that would park more is refused, so a primitive whose
+ * release cannot fail keeps at most this many permits out (the rwlock's
+ * writer holds 2^30).
+ */
+#define PSEM_PARKED_MAX		((long)(UINT_MAX / PSEM_PARKED_ONE))
 
 struct psem_async;
 struct psem_calls;
@@ -110,36 +129,35 @@ struct psem_waiter;
 /**
  * struct psem - a counting semaphore with a lock-free release
  * @count: the balance (permits available to acquirers, 0..PSEM_MAX_PERMITS)
- *         times PSEM_ONE, plus the flags PSEM_WAITERS and PSEM_CONTENDED
- *         the mark PSEM_EXT and the state PSEM_CLOSED (their rules
- *         are at PSEM_WAITERS).
+ *         times PSEM_ONE, or the debt while PSEM_WAITERS is set, plus the
+ *         flags PSEM_WAITERS and PSEM_CONTENDED (PSEM_DEBT_CLOSED), the
+ *         mark PSEM_EXT and the state PSEM_BLOCKED (their rules are at
+ *         PSEM_WAITERS). A debt is the permits psem_reduce() or a
+ *         shrinking psem_resize() could not take at once, which releases
+ *         pay before any waiter.
  * @lock:  the queue lock
+ * @pending: permits released where @lock may not be taken (NMI, a
+ *         hard-only IRQ), times PSEM_PARKED_ONE, or'ed with
+ *         PSEM_PARKED_KICK while a hand-off of them is due: the irq_work
+ *         of the parking CPU, one per CPU for all psems, hands them over
+ *         through the locked path, from a context where @lock may be
+ *         taken (psem_park() in psem_queue.c). An int, in the room the
+ *         lock leaves before @first.
  * @first: the oldest waiter, or NULL: the waiters are linked through
  *         &psem_waiter.node in a circular list with no list head, oldest
  *         first (psem_queue_add()). Protected by @lock.
- * @leaving: waiters that were served while on their way to cancel their
- *         wait (a signal, a timeout), which still take @lock once.
- *         Protected by @lock.
- * @pending: permits released where @lock may not be taken (NMI, a
- *         hard-only IRQ), less the debt (the permits psem_reduce() or a
- *         shrinking psem_resize() could not take at once, which releases
- *         pay before any waiter), times PSEM_PARKED_ONE, or'ed with
- *         PSEM_PARKED_KICK while a hand-off of parked permits is due: the
- *         irq_work of the parking CPU, one per CPU for all psems, hands
- *         them over through the locked path, from a context where @lock
- *         may be taken (psem_park() in psem_queue.c). One field for both,
- *         since a parked permit goes to the debt first anyway.
  * @kick:  links the psem into the list of those a hand-off is due for,
  *         while PSEM_PARKED_KICK is set
  *
- * The fields are private to psem; use the functions below.
+ * The fields are private to psem; use the functions below. The tasks
+ * served on their way to cancel their wait, which still take @lock once,
+ * are counted outside it, in a table hashed by its address (psem_queue.c).
  */
 struct psem {
 	atomic_long_t		count;
-	spinlock_t		lock;	/* the queue lock: @first, @leaving */
-	unsigned int		leaving;
+	spinlock_t		lock;	/* the queue lock: @first */
+	atomic_t		pending;
 	struct psem_waiter	*first;
-	atomic_long_t		pending;
 	struct llist_node	kick;
 };
 
@@ -298,9 +316,8 @@ struct psem_async {
 {									\
 	.count		= ATOMIC_LONG_INIT(word),			\
 	.lock		= __SPIN_LOCK_UNLOCKED((name).lock),		\
-	.leaving	= 0,						\
+	.pending	= ATOMIC_INIT(0),				\
 	.first		= NULL,						\
-	.pending	= ATOMIC_LONG_INIT(0),				\
 	.kick		= { NULL },					\
 }
 

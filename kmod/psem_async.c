@@ -200,11 +200,11 @@ bool psem_cancel_async_sync(struct psem *sem, struct psem_async *aw)
 	do {
 		cancelled = psem_cancel_async(sem, aw);
 		/*
-		 * psem_call_back() wakes &sem->leaving after each callback.
+		 * psem_call_back() wakes psem_let_go_var() after each callback.
 		 * Decided in one hold of the lock: not busy, and either idle
 		 * for good or queued again by the callback that returned.
 		 */
-		wait_var_event(&sem->leaving,
+		wait_var_event(psem_let_go_var(sem),
 			       (stand = psem_async_stand(sem, aw)) !=
 			       PSEM_ASYNC_BUSY);
 	} while (stand == PSEM_ASYNC_QUEUED);

@@ -21,6 +21,16 @@
 #include "psem_queue.h"
 
 /*
+ * The footprint (Documentation/design.rst, "Footprint"): struct
+ * semaphore's 24 bytes and one pointer more, where the queue lock is a
+ * 4-byte spinlock (x86-64, no lock debugging, not PREEMPT_RT).
+ */
+#if defined(CONFIG_X86_64) && !defined(CONFIG_PREEMPT_RT) && \
+	!defined(CONFIG_DEBUG_SPINLOCK) && !defined(CONFIG_DEBUG_LOCK_ALLOC)
+static_assert(sizeof(struct psem) <= 32);
+#endif
+
+/*
  * Refuses a count outside 0..PSEM_MAX_PERMITS. Out of line and cold, so
  * that the callers' fast paths carry only the range test.
  */
@@ -41,9 +51,8 @@ static void psem_init_word(struct psem *sem, long word, const char *name,
 	atomic_long_set(&sem->count, word);
 	spin_lock_init(&sem->lock);
 	lockdep_set_class_and_name(&sem->lock, key, name);
-	sem->leaving = 0;
+	atomic_set(&sem->pending, 0);
 	sem->first = NULL;
-	atomic_long_set(&sem->pending, 0);
 	sem->kick.next = NULL;			/* linked only with the bit set */
 }
 
@@ -182,7 +191,7 @@ static int psem_try_failed(struct psem *sem, long n)
 {
 	long cur = atomic_long_read(&sem->count);	/* relaxed: a snapshot */
 
-	if (cur < 0)
+	if (psem_word_closed(cur))
 		return -ESHUTDOWN;
 	return n > psem_word_capacity(sem, cur) ? -E2BIG : -ETIME;
 }
@@ -331,7 +340,7 @@ long psem_drain(struct psem *sem, long up_to)
 	}
 	cur = atomic_long_read(&sem->count);	/* relaxed: rechecked */
 	do {
-		/* Nothing with PSEM_WAITERS set (I2), nor when closed. */
+		/* Nothing with PSEM_WAITERS set, nor when closed: negative. */
 		if (cur < PSEM_ONE)
 			return 0;
 		take = min(cur >> PSEM_SHIFT, up_to);
@@ -402,6 +411,6 @@ EXPORT_SYMBOL_PSEM(psem_reduce);
 unsigned long psem_debt(struct psem *sem)
 {
 	/* Relaxed: a snapshot that orders nothing. */
-	return psem_pending_debt(atomic_long_read(&sem->pending));
+	return psem_word_debt(atomic_long_read(&sem->count));
 }
 EXPORT_SYMBOL_PSEM(psem_debt);

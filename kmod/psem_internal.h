@@ -73,35 +73,56 @@ static inline bool psem_capped(const struct psem *sem)
 }
 
 /*
- * &psem.pending, decoded (psem.h): the parked permits less the debt, one of
- * which is always zero. An arithmetic shift (the kernel's, for a signed
- * value) floors, so the kick bit drops out of a negative value too; the
- * value is negative exactly when a debt is owed.
+ * The debt in a word read as @cur: the bits above PSEM_ONE while
+ * PSEM_WAITERS is set (I2), else none.
  */
-static_assert(PSEM_PARKED_ONE == 2);
-
-static inline long psem_pending_net(long pending)
+static inline long psem_word_debt(long cur)
 {
-	return pending >> 1;	/* PSEM_PARKED_ONE */
-}
-
-static inline long psem_pending_parked(long pending)
-{
-	return pending > 0 ? psem_pending_net(pending) : 0;
-}
-
-static inline long psem_pending_debt(long pending)
-{
-	return pending < 0 ? -psem_pending_net(pending) : 0;
+	return cur & PSEM_WAITERS ? (cur & LONG_MAX) >> PSEM_SHIFT : 0;
 }
 
 /*
- * The debt of @sem, under the queue lock: stable but for a lock-free
- * psem_park(), which can only lower it. Relaxed: the lock orders it.
+ * The bit of @cur that says the psem is closed (psem.h): PSEM_DEBT_CLOSED
+ * while a debt is owed, PSEM_BLOCKED otherwise.
+ */
+static inline long psem_closed_bit(long cur)
+{
+	return psem_word_debt(cur) ? PSEM_DEBT_CLOSED : PSEM_BLOCKED;
+}
+
+static inline bool psem_word_closed(long cur)
+{
+	/* Not negative, not closed: the common case, one test. */
+	return unlikely(cur < 0) && (cur & psem_closed_bit(cur));
+}
+
+/*
+ * The bit that an RMW under the queue lock adds, with a first debt, to
+ * @cur, which owes none, or takes away, with the last of a debt, from
+ * @cur, which owes one: PSEM_BLOCKED goes with the debt, and a closed
+ * psem's closed state moves between it and PSEM_DEBT_CLOSED (psem.h).
+ */
+static inline long psem_debt_bit(long cur)
+{
+	if (psem_word_debt(cur))
+		return cur & PSEM_DEBT_CLOSED ? PSEM_DEBT_CLOSED : PSEM_BLOCKED;
+	return cur < 0 ? PSEM_DEBT_CLOSED : PSEM_BLOCKED;
+}
+
+/*
+ * The debt of @sem, under the queue lock: with PSEM_WAITERS set only the
+ * lock holder writes the word (I2). Relaxed: the lock orders it.
  */
 static inline long psem_debt_locked(struct psem *sem)
 {
-	return psem_pending_debt(atomic_long_read(&sem->pending));
+	return psem_word_debt(atomic_long_read(&sem->count));
+}
+
+/* The permits parked on @sem (&psem.pending without the kick bit). */
+static inline long psem_parked(const struct psem *sem)
+{
+	/* Relaxed: a snapshot, or read under the lock to be taken next. */
+	return (unsigned int)atomic_read(&sem->pending) / PSEM_PARKED_ONE;
 }
 
 struct psem_cpu_stats {

@@ -123,21 +123,24 @@ int psem_close(struct psem *sem)
 	struct psem_waiter *w, *next;
 	unsigned long flags;
 	DEFINE_PSEM_WAKE(wake);
-	long back = 0;
+	long back = 0, cur;
 	int ret = 0;
 
 	if (psem_refuse_context())
 		return -EPERM;
 	spin_lock_irqsave(&sem->lock, flags);
 	/*
-	 * Relaxed RMW: "closed" publishes no data; a task that reads it
-	 * only refuses. It must be an RMW all the same, to keep the word's
+	 * Relaxed: PSEM_WAITERS and the closed state change only under the
+	 * lock. A relaxed RMW sets it: "closed" publishes no data, and a task
+	 * that reads it only refuses; an RMW all the same, to keep the word's
 	 * chain of releases unbroken (Documentation/design.rst).
 	 */
-	if (atomic_long_fetch_or_relaxed(PSEM_CLOSED, &sem->count) < 0) {
+	cur = atomic_long_read(&sem->count);
+	if (psem_word_closed(cur)) {
 		ret = -EALREADY;
 		goto unlock;
 	}
+	atomic_long_or(psem_closed_bit(cur), &sem->count);
 	psem_for_each_waiter_safe(w, next, sem)
 		if (w->kind != PSEM_WAIT_QUIESCE)
 			back += psem_fail_waiter(sem, w, -ESHUTDOWN, &wake);
@@ -161,13 +164,17 @@ int psem_reopen(struct psem *sem)
 {
 	unsigned long flags;
 	int ret = 0;
+	long cur;
 
 	if (psem_refuse_context())
 		return -EPERM;
 	spin_lock_irqsave(&sem->lock, flags);
-	/* Relaxed RMW: as in psem_close(). */
-	if (atomic_long_fetch_andnot_relaxed(PSEM_CLOSED, &sem->count) >= 0)
+	/* Relaxed, and a relaxed RMW: as in psem_close(). */
+	cur = atomic_long_read(&sem->count);
+	if (!psem_word_closed(cur))
 		ret = -EALREADY;
+	else
+		atomic_long_andnot(psem_closed_bit(cur), &sem->count);
 	spin_unlock_irqrestore(&sem->lock, flags);
 	return ret;
 }
@@ -181,7 +188,8 @@ EXPORT_SYMBOL_PSEM(psem_reopen);
  */
 bool psem_is_closed(const struct psem *sem)
 {
-	return atomic_long_read(&sem->count) < 0;	/* relaxed: a snapshot */
+	/* Relaxed: a snapshot. */
+	return psem_word_closed(atomic_long_read(&sem->count));
 }
 EXPORT_SYMBOL_PSEM(psem_is_closed);
 

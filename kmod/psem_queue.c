@@ -12,12 +12,13 @@
  *
  * After psem_close() and a psem_quiesce() that returned 0, nothing here
  * touches the psem again on behalf of a wait that was queued on it: a task
- * served while on its way to cancel is counted in &psem.leaving until it
+ * served while on its way to cancel is counted in psem_leaving[] until it
  * has taken the lock, and a path calling back asynchronous waiters holds
  * &psem_ext.calls until it is done; psem_wait_let_go() waits for both.
  */
 
 #include <linux/export.h>
+#include <linux/hash.h>
 #include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/llist.h>
@@ -33,12 +34,44 @@
 #include "psem_queue.h"
 
 /*
- * Tells psem_wait_let_go() and psem_cancel_async_sync(), which wait on
- * &sem->leaving with wait_var_event(), that what they wait for may have
- * changed. wake_up_var() only hashes the address, so this is safe after
- * the psem may be gone.
+ * The tasks served while on their way to cancel their wait, which still
+ * take their psem's queue lock once (psem_leave()), counted in a table
+ * hashed by the psem's address, as wait_var_event() hashes its queues:
+ * such a task is rare and brief, and a count in each psem would cost it
+ * four bytes. A count is raised and lowered under the psem's queue lock,
+ * with atomics, since psems that share a bucket do not share a lock. A
+ * bucket holds the sum of its psems' counts, none of which is ever below
+ * zero, so a bucket read as zero under a psem's lock says that psem has
+ * none; another psem's task only makes psem_wait_let_go() wait for its
+ * lock and unlock too. The userspace explorer builds it with one bucket.
  */
-static void psem_let_go_wake(struct psem *sem)
+#ifndef PSEM_LEAVING_BITS
+#define PSEM_LEAVING_BITS	6
+#endif
+
+static atomic_t psem_leaving[1 << PSEM_LEAVING_BITS];
+
+/*
+ * @sem's bucket, which is also the address psem_wait_let_go() and
+ * psem_cancel_async_sync() wait on: @sem is hashed, not dereferenced.
+ */
+atomic_t *psem_let_go_var(const struct psem *sem)
+{
+#if PSEM_LEAVING_BITS
+	return &psem_leaving[hash_ptr(sem, PSEM_LEAVING_BITS)];
+#else
+	return &psem_leaving[0];
+#endif
+}
+
+/*
+ * Tells psem_wait_let_go() and psem_cancel_async_sync(), which wait on
+ * psem_let_go_var() with wait_var_event(), that what they wait for may
+ * have changed. Neither call dereferences @sem, so this is safe after the
+ * psem may be gone. Out of line: a path calling back would otherwise
+ * hash @sem before its first callback, which waits for nothing of it.
+ */
+static noinline void psem_let_go_wake(struct psem *sem)
 {
 	/*
 	 * Full barrier: orders the change (made under the lock, or the
@@ -47,7 +80,7 @@ static void psem_let_go_wake(struct psem *sem)
 	 * prepare_to_wait_event() between queueing and rechecking.
 	 */
 	smp_mb();
-	wake_up_var(&sem->leaving);
+	wake_up_var(psem_let_go_var(sem));
 }
 
 /*
@@ -158,7 +191,7 @@ static void psem_dequeue(struct psem *sem, struct psem_waiter *w, int result,
 	 * the lock once more: count it, so that psem_wait_let_go() waits for it.
 	 */
 	if (atomic_xchg_relaxed(&w->state, PSEM_W_SERVED) == PSEM_W_LEAVING)
-		sem->leaving++;
+		atomic_inc(psem_let_go_var(sem));	/* relaxed: see above */
 	psem_queue_del(sem, w);
 	list_add_tail(&w->node, &wake->tasks);
 }
@@ -168,28 +201,6 @@ static int psem_refuse_capacity(long n, long cap, unsigned long ip)
 {
 	psem_refuse_ip(ip, "release of %ld exceeds capacity %ld\n", n, cap);
 	return -EOVERFLOW;
-}
-
-/*
- * Pays @n towards the debt and returns what is left, unless that would
- * not fit in the capacity @cap: then refuses it (-EOVERFLOW) and changes
- * nothing. Under the lock, but a psem_park() may pay some of the debt
- * meanwhile: a loop, whose check and payment see the same debt. Relaxed,
- * as in psem_owe(): the permits paid change no hands.
- */
-static long psem_pay_debt(struct psem *sem, long n, long cap, unsigned long ip)
-{
-	long old = atomic_long_read(&sem->pending), pay;
-
-	do {
-		pay = min(n, psem_pending_debt(old));
-		if (n - pay > cap)
-			return psem_refuse_capacity(n, cap, ip);
-		if (!pay)
-			break;
-	} while (!atomic_long_try_cmpxchg_relaxed(&sem->pending, &old,
-						  old + pay * PSEM_PARKED_ONE));
-	return n - pay;
 }
 
 /*
@@ -224,7 +235,7 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 		    unsigned long ip)
 {
 	/* Relaxed: see below for why each value is stable or rechecked. */
-	long cur = atomic_long_read(&sem->count), cap;
+	long cur = atomic_long_read(&sem->count), cap, debt;
 
 	lockdep_assert_held(&sem->lock);
 	/* I1: nobody waits or owes; skip the walk. */
@@ -232,25 +243,34 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 		return n ? psem_add_balance(sem, cur, n, ip) : 0;
 
 	/*
-	 * I2: the balance is zero, and only the lock holder writes the word.
+	 * I2: the balance is zero, the word holds the debt, and only the lock
+	 * holder writes it, so @cur stays exact until this path writes it.
 	 * Refuse a release that could not fit in the capacity even after
-	 * paying the debt: no holder can have taken that many. A debt shows
-	 * as a negative &psem.pending, and under the lock it can only shrink
-	 * (psem_park() pays it without the lock).
+	 * paying the debt: no holder can have taken that many.
 	 */
 	cap = psem_word_capacity(sem, cur);
-	if (unlikely(atomic_long_read(&sem->pending) < 0)) {
-		n = psem_pay_debt(sem, n, cap, ip);
-		if (n < 0)
-			return n;
-		if (psem_debt_locked(sem))
-			return 0;	/* and @n is zero: it ran out first */
+	debt = psem_word_debt(cur);
+	if (unlikely(debt)) {
+		long pay = min(n, debt);
+
+		if (n - pay > cap)
+			return psem_refuse_capacity(n, cap, ip);
+		/*
+		 * Relaxed RMW, as in psem_owe(); with the last of the debt,
+		 * PSEM_BLOCKED goes too, unless closed (psem_debt_bit()).
+		 */
+		if (pay < debt) {
+			atomic_long_sub(pay * PSEM_ONE, &sem->count);
+			return 0;	/* @n ran out first */
+		}
+		atomic_long_sub(pay * PSEM_ONE + psem_debt_bit(cur), &sem->count);
+		n -= pay;
 	} else if (n > cap) {
 		return psem_refuse_capacity(n, cap, ip);
 	}
 	n = psem_hand_off(sem, n, wake);
 	if (!psem_queue_empty(sem))
-		return 0;	/* likewise */
+		return 0;	/* and @n is zero: the head took it all */
 	/*
 	 * The last waiter is served or gone and no debt is left: clear the
 	 * bit and add the rest in one RMW, so that the word is never seen
@@ -277,7 +297,7 @@ static long psem_parked_fit(struct psem *sem, long n, unsigned long ip)
 
 	lockdep_assert_held(&sem->lock);
 	if (cur & PSEM_WAITERS)
-		fit = min(n, psem_debt_locked(sem) + cap);
+		fit = min(n, psem_word_debt(cur) + cap);
 	else
 		fit = clamp(cap - psem_word_balance(cur), 0L, n);
 	if (fit < n)
@@ -316,13 +336,6 @@ static int psem_release_now(struct psem *sem, long n, bool parked,
 }
 
 /*
- * The most permits parked on one psem at once: more than can ever be held
- * (the capacity plus a debt, each at most PSEM_MAX_PERMITS), and no
- * overflow of &psem.parked, which holds them times PSEM_PARKED_ONE.
- */
-#define PSEM_PARKED_MAX		(2 * PSEM_MAX_PERMITS)
-
-/*
  * The psems whose parked permits a hand-off is due for, each linked once
  * through &psem.kick by the release that set PSEM_PARKED_KICK, and the
  * irq_work that hands them over: one list for every psem, where each psem
@@ -346,8 +359,8 @@ static DEFINE_PER_CPU(struct irq_work, psem_kick_work);
  * there, under the lock (psem_parked_fit()): the capacity and the debt
  * cannot be read together without it (a shrinking resize writes the one
  * before the other), and a check here could refuse a release that the
- * locked path accepts. Only a sum that no holders could ever return is
- * refused now, changing nothing.
+ * locked path accepts. Only a sum over PSEM_PARKED_MAX, the range of
+ * &sem->pending, is refused now, changing nothing.
  *
  * The release touches @sem last in its llist_add(), while the bit it set
  * is still set: only the hand-off's RMW under the queue lock clears it,
@@ -355,14 +368,16 @@ static DEFINE_PER_CPU(struct irq_work, psem_kick_work);
  */
 static int psem_park(struct psem *sem, long n, unsigned long ip)
 {
-	long old;
+	unsigned int parked;
+	int old;
 
 	psem_stat(PSEM_STAT_DEFERRED);
-	old = atomic_long_read(&sem->pending);	/* relaxed: the cmpxchg decides */
+	old = atomic_read(&sem->pending);	/* relaxed: the cmpxchg decides */
 	do {
-		if (n > PSEM_PARKED_MAX - psem_pending_net(old)) {
-			psem_refuse_ip(ip, "deferred release of %ld overflows %ld parked\n",
-				       n, psem_pending_net(old));
+		parked = (unsigned int)old / PSEM_PARKED_ONE;
+		if (n > PSEM_PARKED_MAX - parked) {
+			psem_refuse_ip(ip, "deferred release of %ld overflows %u parked\n",
+				       n, parked);
 			return -EOVERFLOW;
 		}
 		/*
@@ -377,13 +392,12 @@ static int psem_park(struct psem *sem, long n, unsigned long ip)
 		 * a lock prefix on x86 either way). Every RMW of
 		 * &sem->pending is ordered in its coherence order: one that
 		 * finds the bit set comes before the hand-off's RMW that
-		 * clears it, which takes its permits. A debt recorded there
-		 * is paid by the add at once, debt first as a locked release
-		 * would; the hand-off gets what is left.
+		 * clears it, which takes its permits. The sum fits in 32
+		 * bits: checked above against PSEM_PARKED_MAX.
 		 */
-	} while (!atomic_long_try_cmpxchg(&sem->pending, &old,
-					  old + n * PSEM_PARKED_ONE +
-					  PSEM_PARKED_KICK - (old & PSEM_PARKED_KICK)));
+	} while (!atomic_try_cmpxchg(&sem->pending, &old,
+				     (int)(((parked + (unsigned int)n) *
+					    PSEM_PARKED_ONE) | PSEM_PARKED_KICK)));
 	if (!(old & PSEM_PARKED_KICK)) {
 		/*
 		 * Linked before the work is queued: irq_work_queue()'s claim
@@ -399,22 +413,13 @@ static int psem_park(struct psem *sem, long n, unsigned long ip)
 }
 
 /*
- * Under the queue lock: takes every permit parked on @sem (none while a
- * debt is owed) and clears PSEM_PARKED_KICK in one RMW, keeping the debt,
- * after which a parking release names @sem again. Fully ordered, so
- * ACQUIRE: pairs with the cmpxchg in psem_park(). A loop, since a parking
- * release may add meanwhile.
+ * Under the queue lock: takes every permit parked on @sem and clears
+ * PSEM_PARKED_KICK in one RMW, after which a parking release names @sem
+ * again. Fully ordered, so ACQUIRE: pairs with the cmpxchg in psem_park().
  */
 static long psem_take_parked(struct psem *sem)
 {
-	long old = atomic_long_read(&sem->pending), take;	/* rechecked */
-
-	do {
-		take = psem_pending_parked(old);
-	} while (!atomic_long_try_cmpxchg(&sem->pending, &old,
-					  (old & ~PSEM_PARKED_KICK) -
-					  take * PSEM_PARKED_ONE));
-	return take;
+	return (unsigned int)atomic_xchg(&sem->pending, 0) / PSEM_PARKED_ONE;
 }
 
 /*
@@ -531,7 +536,7 @@ bool psem_cancel(struct psem *sem, struct psem_waiter *w)
  * Ends the wait of the task in @w, which a signal or its timeout cut
  * short, unless something served it first; returns whether it withdrew.
  * It says so on its own waiter before it touches @sem: from then on a
- * server that dequeues it counts it in @sem->leaving (psem_dequeue()),
+ * server that dequeues it counts it in psem_leaving[] (psem_dequeue()),
  * and psem_wait_let_go() waits until this lock and unlock are over, so @sem
  * outlives them however the psem is closed, quiesced and freed meanwhile.
  * A task that was served first never touches @sem again.
@@ -551,7 +556,7 @@ static bool psem_leave(struct psem *sem, struct psem_waiter *w)
 	if (left)
 		psem_unlink(sem, w, &wake, _RET_IP_);
 	else
-		sem->leaving--;	/* served on the way: counted there */
+		atomic_dec(psem_let_go_var(sem));	/* counted there */
 	spin_unlock_irq(&sem->lock);
 	if (left)
 		psem_wake_served(sem, &wake);
@@ -570,9 +575,9 @@ static bool psem_has_let_go(struct psem *sem)
 
 	spin_lock_irq(&sem->lock);
 	/* Only the hand-off's RMW, under this lock, clears the bit. */
-	let_go = !sem->leaving &&
+	let_go = !atomic_read(psem_let_go_var(sem)) &&
 		 !(psem_is_ext(sem) && psem_ext_of(sem)->calls) &&
-		 !(atomic_long_read(&sem->pending) & PSEM_PARKED_KICK);
+		 !(atomic_read(&sem->pending) & PSEM_PARKED_KICK);
 	spin_unlock_irq(&sem->lock);
 	return let_go;
 }
@@ -587,7 +592,7 @@ static bool psem_has_let_go(struct psem *sem)
 static void psem_wait_let_go(struct psem *sem)
 {
 	might_sleep();
-	wait_var_event(&sem->leaving, psem_has_let_go(sem));
+	wait_var_event(psem_let_go_var(sem), psem_has_let_go(sem));
 }
 
 /**
@@ -708,22 +713,6 @@ int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
 	/* Records @sem's address only; it is not dereferenced. */
 	trace_psem_wait_end(sem, n, ret);
 	return ret;
-}
-
-/*
- * The refusals that no release can change. The closed state and the
- * capacity change only under the queue lock: under it the answer is
- * stable; without it (psem_acquire_async() where the lock may not be
- * taken) it is a snapshot, as psem_available() is.
- */
-int psem_refuse_wait(struct psem *sem, long n)
-{
-	/* Relaxed: stable under the lock; a snapshot without it. */
-	long cur = atomic_long_read(&sem->count);
-
-	if (cur < 0)
-		return -ESHUTDOWN;
-	return n > psem_word_capacity(sem, cur) ? -E2BIG : 0;
 }
 
 int __sched psem_acquire_slow(struct psem *sem, long n, unsigned int state,

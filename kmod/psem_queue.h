@@ -107,20 +107,40 @@ static __always_inline bool psem_lock_forbidden(void)
  */
 static inline long psem_home(const struct psem *sem)
 {
-	/* Relaxed: a snapshot that orders nothing. */
-	return psem_available(sem) +
-	       psem_pending_parked(atomic_long_read(&sem->pending));
+	return psem_available(sem) + psem_parked(sem);
 }
 
 /*
- * Under the queue lock, with PSEM_WAITERS set (I1): records a debt of @n,
- * which parked permits pay at once. Relaxed: under the lock, and against
- * psem_park()'s lock-free RMW atomicity is all it needs; no permit it
- * pays changes hands.
+ * Under the queue lock, with PSEM_WAITERS set (I1): records a debt of @n
+ * in the word, which only the lock holder writes then (I2), with
+ * PSEM_BLOCKED if it is the first (psem_debt_bit()). Relaxed: no permit
+ * changes hands; an RMW all the same, to keep the word's chain of
+ * releases unbroken (Documentation/design.rst).
  */
 static inline void psem_owe(struct psem *sem, long n)
 {
-	atomic_long_sub(n * PSEM_PARKED_ONE, &sem->pending);
+	long cur = atomic_long_read(&sem->count);	/* stable: I2 */
+
+	atomic_long_add(n * PSEM_ONE +
+			(psem_word_debt(cur) ? 0 : psem_debt_bit(cur)),
+			&sem->count);
+}
+
+/*
+ * The refusals that no release can change. The closed state and the
+ * capacity change only under the queue lock: under it the answer is
+ * stable; without it (psem_acquire_async() where the lock may not be
+ * taken) it is a snapshot, as psem_available() is. Inline: the way into
+ * every wait.
+ */
+static __always_inline int psem_refuse_wait(struct psem *sem, long n)
+{
+	/* Relaxed: stable under the lock; a snapshot without it. */
+	long cur = atomic_long_read(&sem->count);
+
+	if (psem_word_closed(cur))
+		return -ESHUTDOWN;
+	return n > psem_word_capacity(sem, cur) ? -E2BIG : 0;
 }
 
 /* Under the queue lock. */
@@ -130,12 +150,12 @@ long psem_fail_waiter(struct psem *sem, struct psem_waiter *w, int result,
 		      struct psem_wake *wake);
 void psem_link(struct psem *sem, struct psem_waiter *w, long n,
 	       enum psem_wait_kind kind, struct task_struct *task);
-int psem_refuse_wait(struct psem *sem, long n);
 int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
 		     enum psem_wait_kind kind, unsigned int state,
 		     long timeout) __releases(&sem->lock);
 
 /* Without it. */
+atomic_t *psem_let_go_var(const struct psem *sem);
 void psem_kick_init(void);
 void psem_kick_exit(void);
 void psem_wake_served(struct psem *sem, struct psem_wake *wake);

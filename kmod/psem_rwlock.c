@@ -30,6 +30,9 @@
 /* A writer takes every permit: as many as the most readers. */
 #define PSEM_RW_WRITE_PERMITS	PSEM_RWLOCK_MAX_READERS
 
+/* An unlock from NMI or a hard-only IRQ parks them all; it must not fail. */
+static_assert(PSEM_RW_WRITE_PERMITS <= PSEM_PARKED_MAX);
+
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 #define rw_dep(lock) (&(lock)->dep_map)
 #else

@@ -16,7 +16,7 @@
  * The lock-free fast paths, inlined into psem_core.c, psem_async.c and the
  * primitives (the rwlock and the mutex), so that their hot paths pay no
  * call into the exported functions. They rest on I1 and I2 (at
- * PSEM_WAITERS in psem.h), and each fails its first test on a closed
+ * PSEM_WAITERS in psem.h), and each fails its first test on a blocked
  * (negative) word.
  */
 
@@ -26,18 +26,21 @@ static __always_inline bool psem_take(struct psem *sem, long n)
 	long cur, want = n * PSEM_ONE;
 
 	/*
-	 * No test for n == 0: it exchanges the word with itself, changing
-	 * nothing, and fails on a closed (negative) word like any take.
+	 * No test for n == 0 on the way to the exchange: it exchanges the
+	 * word with itself, changing nothing. A negative word fails it like
+	 * any take, and then only a closed one refuses it: a debt is no
+	 * reason to fail a take of nothing.
 	 */
 	cur = atomic_long_read(&sem->count);	/* relaxed: rechecked */
 	for (;;) {
 		/*
-		 * With PSEM_WAITERS set the word is PSEM_WAITERS, below any
-		 * want: a try never overtakes a waiter. A closed word is
-		 * negative. PSEM_CONTENDED rides along in the low bits.
+		 * With PSEM_WAITERS set the word is negative (a debt) or
+		 * below PSEM_ONE, under any want: a try never overtakes a
+		 * waiter. A closed word is negative. PSEM_CONTENDED rides
+		 * along in the low bits.
 		 */
 		if (cur < want)
-			return false;
+			return unlikely(!n) && !psem_word_closed(cur);
 		/*
 		 * ACQUIRE: orders the caller's critical section after the
 		 * release (a fast cmpxchg_release, or a locked RMW _release)
@@ -132,16 +135,17 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 	if (static_branch_likely(&psem_waiters_bit_rule_key)) {
 		/*
 		 * The waiters-bit rule: nobody waits, the flag is clear, not
-		 * closed; any balance. One test of the bits (PSEM_EXT
-		 * among them, for the uncapped psem's shorter path).
+		 * closed, no debt; any balance. One test of the bits
+		 * (PSEM_EXT among them, for the uncapped psem's shorter
+		 * path).
 		 * ACQUIRE (a plain load on x86): orders the read of a
 		 * capacity after it (psem_release_capped()). Anything else is
 		 * rechecked by the exchange.
 		 */
 		cur = atomic_long_read_acquire(&sem->count);
-		if (likely(!(cur & (PSEM_FLAGS | PSEM_EXT | PSEM_CLOSED))))
+		if (likely(!(cur & (PSEM_FLAGS | PSEM_EXT | PSEM_BLOCKED))))
 			return psem_release_uncapped(sem, cur, n);
-		if (!(cur & (PSEM_FLAGS | PSEM_CLOSED)))
+		if (!(cur & (PSEM_FLAGS | PSEM_BLOCKED)))
 			return psem_release_capped(sem, cur, n);
 	} else {
 		/* The positive-balance rule, or the always-locked one. */
@@ -153,7 +157,13 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 		if (cur >= PSEM_ONE && !(cur & PSEM_CONTENDED))
 			return psem_release_capped(sem, cur, n);
 	}
-	if (cur & PSEM_CONTENDED)
+	/*
+	 * Not PSEM_DEBT_CLOSED, the same bit with PSEM_WAITERS. The
+	 * test only while statistics are on: this is every locked release's
+	 * way in.
+	 */
+	if (static_branch_unlikely(&psem_stats_key) &&
+	    (cur & PSEM_FLAGS) == PSEM_CONTENDED)
 		psem_stat(PSEM_STAT_FLAG_HONOURED);
 	return false;
 }
@@ -202,10 +212,13 @@ static __always_inline long psem_word_capacity(const struct psem *sem, long cur)
 	return psem_ext_limit(sem) >> PSEM_SHIFT;
 }
 
-/* The balance in a word, whatever its flags and closed state. */
+/*
+ * The balance in a word, closed or not; zero while PSEM_WAITERS is set
+ * (I2), when the bits above PSEM_ONE hold the debt.
+ */
 static inline long psem_word_balance(long cur)
 {
-	return (cur & LONG_MAX) >> PSEM_SHIFT;
+	return cur & PSEM_WAITERS ? 0 : (cur & LONG_MAX) >> PSEM_SHIFT;
 }
 
 /* The locked paths' operations on the word (psem_word.c). */

@@ -100,7 +100,11 @@ static void psem_test_bit_waiters(struct kunit *test)
 	PSEM_TEST_EXPECT_IDLE(test, sem, 4);
 }
 
-/* A debt sets the bit too, and the release that pays it off clears it. */
+/*
+ * A debt sets the bit too, and the release that pays it off clears it. The
+ * debt is in the word, where the balance would be, and makes it negative
+ * (PSEM_BLOCKED), so that no take reads it as permits.
+ */
 static void psem_test_bit_debt(struct kunit *test)
 {
 	struct psem *sem = psem_test_sem(test, 1);
@@ -108,10 +112,14 @@ static void psem_test_bit_debt(struct kunit *test)
 	psem_test_stats_start();
 	KUNIT_EXPECT_EQ(test, psem_reduce(sem, 3), 0);
 	KUNIT_EXPECT_EQ(test, psem_debt(sem), 2UL);
-	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem),
+			PSEM_BLOCKED | 2 * PSEM_ONE | PSEM_WAITERS);
+	KUNIT_EXPECT_FALSE(test, psem_try_acquire(sem, 1));
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 0L);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
 	KUNIT_EXPECT_EQ(test, psem_debt(sem), 1UL);
-	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem),
+			PSEM_BLOCKED | PSEM_ONE | PSEM_WAITERS);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 3), 0);
 	KUNIT_EXPECT_EQ(test, psem_debt(sem), 0UL);
 	KUNIT_EXPECT_EQ(test, psem_test_word(sem), 2 * PSEM_ONE);
@@ -123,6 +131,49 @@ static void psem_test_bit_debt(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psem_test_word(sem), 0L);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 1);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
+}
+
+/*
+ * A closed psem that owes: PSEM_DEBT_CLOSED holds the closed state while
+ * PSEM_BLOCKED stands for the debt, whichever came first, and PSEM_BLOCKED
+ * alone again once the debt is paid; reopening then clears it.
+ */
+static void psem_test_bit_debt_closed(struct kunit *test)
+{
+	const long owing = PSEM_BLOCKED | 2 * PSEM_ONE | PSEM_DEBT_CLOSED |
+			   PSEM_WAITERS;
+	struct psem *sem = psem_test_sem(test, 1);
+	struct psem *first = psem_test_sem(test, 1);
+
+	KUNIT_EXPECT_EQ(test, psem_reduce(sem, 3), 0);
+	KUNIT_EXPECT_EQ(test, psem_close(sem), 0);
+	KUNIT_EXPECT_EQ(test, psem_close(first), 0);
+	KUNIT_EXPECT_EQ(test, psem_test_word(first), PSEM_BLOCKED | PSEM_ONE);
+	KUNIT_EXPECT_EQ(test, psem_reduce(first, 3), 0);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), owing);
+	KUNIT_EXPECT_EQ(test, psem_test_word(first), owing);
+	KUNIT_EXPECT_TRUE(test, psem_is_closed(sem));
+	KUNIT_EXPECT_EQ(test, psem_close(sem), -EALREADY);
+
+	/* Pays the debt, 1 to spare: closed still, no take. */
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 3), 0);
+	KUNIT_EXPECT_EQ(test, psem_debt(sem), 0UL);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_BLOCKED | PSEM_ONE);
+	KUNIT_EXPECT_TRUE(test, psem_is_closed(sem));
+	KUNIT_EXPECT_FALSE(test, psem_try_acquire(sem, 1));
+	KUNIT_EXPECT_EQ(test, psem_available(sem), 1L);
+
+	/* Reopened while owing: open, and still no take of the debt. */
+	KUNIT_EXPECT_EQ(test, psem_reopen(first), 0);
+	KUNIT_EXPECT_EQ(test, psem_test_word(first),
+			PSEM_BLOCKED | 2 * PSEM_ONE | PSEM_WAITERS);
+	KUNIT_EXPECT_FALSE(test, psem_is_closed(first));
+	KUNIT_EXPECT_FALSE(test, psem_try_acquire(first, 1));
+	KUNIT_EXPECT_EQ(test, psem_release(first, 3), 0);
+	PSEM_TEST_EXPECT_IDLE(test, first, 1);
+
+	KUNIT_EXPECT_EQ(test, psem_reopen(sem), 0);
 	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
 }
 
@@ -173,5 +224,6 @@ static void psem_test_bit_warn_per_caller(struct kunit *test)
 
 PSEM_TEST_SUITE("psem_bit", "KUnit tests for psem's waiters bit",
 		psem_test_bit_zero_release, psem_test_bit_waiters,
-		psem_test_bit_debt, psem_test_bit_cancel,
+		psem_test_bit_debt, psem_test_bit_debt_closed,
+		psem_test_bit_cancel,
 		psem_test_bit_warn_per_caller);

@@ -17,15 +17,21 @@
  *
  * What is modelled (kmod names in brackets):
  *   word       [count]  the one atomic word: balance * ONE | CONTENDED |
+ *                       WAITERS, or, while WAITERS is set, debt * ONE |
  *                       WAITERS, with ONE = 8 [PSEM_ONE], WAITERS = 1,
- *                       CONTENDED = 2. Every access compares/writes the
- *                       whole word, so the flags ride along as in C.
+ *                       CONTENDED = 2, and BLOCKED = 128, the byte's top
+ *                       bit as PSEM_BLOCKED is the sign bit: set while
+ *                       closed or a debt is owed; with both, DCLOSED (2,
+ *                       CONTENDED's bit) says closed. Every access
+ *                       compares/writes the whole word, so the flags ride
+ *                       along as in C.
  *                       PSEM_EXT (4) is left out: a constant bit below
  *                       ONE that every RMW keeps, whose only use is to
  *                       say where the limit is (MAX here).
  *   lk                  the queue lock [lock], a spinlock
  *   q[], qlen           the FIFO list of waiters [first], oldest first
- *   debt       [debt]   permits psem_reduce() still has to remove
+ *   debt                DEBT(word): permits psem_reduce() still has to
+ *                       remove, in the word while WAITERS is set
  *   want/needed         per waiter: count asked for, permits still missing
  *   done[]     [done]   set by the releaser after its unlock
  *                       (smp_store_release), read by the waiter
@@ -54,8 +60,9 @@
  * until done); a cancellable acquire (a signal or timeout: under the lock,
  * if still linked unlink and give back the partial grant through the locked
  * path; if already served, unlock and wait for done); reduce (under the
- * lock: drain, and if short record the debt with the word set to WAITERS
- * in the same exchange); release (one strong cmpxchg by the rule, else the
+ * lock: drain, and if short set WAITERS and record the debt in the word,
+ * with BLOCKED if it is the first, merged into one step: only lock holders
+ * write the word then); release (one strong cmpxchg by the rule, else the
  * locked path); release_all_held (one cmpxchg 0 -> n * ONE, else the locked
  * path).
  *
@@ -63,7 +70,8 @@
  * refuses overflow (-EOVERFLOW, nothing added); a lost race sets CONTENDED
  * (atomic or) once, the winning cmpxchg clears it in the same exchange, and
  * a refusal after a trip clears it with an atomic and-not. WAITERS set: the
- * word is exactly WAITERS and only lock holders write it; pay the debt, hand
+ * word holds the debt and only lock holders write it; pay the debt (the
+ * last of it takes BLOCKED, or DCLOSED, with it), hand
  * off FIFO (served waiters are unlinked onto a private list, `served`), and
  * if the queue is then empty and no debt remains, clear WAITERS and add the
  * rest in one fetch_add(rest * ONE - WAITERS). After the unlock the releaser
@@ -83,11 +91,11 @@
  * through the locked path, else wait until the callback has returned.
  *
  * Close (-DCLOSE) [psem_lifecycle.c]: a Closer process closes once, at any
- * moment, and may then reopen (REOPEN, default 1). CLOSED = 128 is the
- * byte's top bit, as PSEM_CLOSED is the sign bit: BAL() masks it, a closed
- * word fails every lock-free test (try, fast release, release_all_held's
- * exchange from 0), the locked add and the clearing fetch_add carry it
- * along. close: under the lock, fetch_or(CLOSED), fail every waiter with
+ * moment, and may then reopen (REOPEN, default 1). Closing sets BLOCKED
+ * (DCLOSED with a debt): BAL() masks it, a closed word fails every
+ * lock-free test (try, fast release, release_all_held's exchange from 0),
+ * the locked add and the clearing fetch_add carry it along. close: under
+ * the lock, fetch_or(CLOSEDBIT), fail every waiter with
  * -ESHUTDOWN (moved to the wake list with what it was assigned, which goes
  * back through the locked path: debt first), unlock, then done or the
  * callback for each. A slow acquire (sleeping or async) under the lock
@@ -123,8 +131,10 @@
  *     TOTAL + debt, and balance <= min(MAX, TOTAL) (no permit created, a
  *     debt is never bypassed);
  *   - I1: WAITERS clear -> queue empty and debt == 0;
- *   - I2: WAITERS set -> the word is exactly WAITERS (balance 0, CONTENDED
- *     clear); positive-balance's "balance > 0 -> queue empty and no debt"
+ *   - I2: WAITERS set -> the bits above ONE are the debt (balance 0), and
+ *     CONTENDED's bit is clear but as DCLOSED; BLOCKED set exactly when
+ *     closed (the ghost `closed`) or a debt is owed, DCLOSED exactly when
+ *     both; positive-balance's "balance > 0 -> queue empty and no debt"
  *     follows, and is asserted too, as is "no linked waiter the balance
  *     could serve";
  *   - CONTENDED set -> the queue lock is held; CONTENDED clear whenever a
@@ -184,6 +194,9 @@
  *                               giving back their partial grants
  *   BROKEN_ACQUIRE_CLOSED       (CLOSE) the slow acquire does not refuse
  *                               on a closed psem
+ *   BROKEN_DEBT_DROPS_CLOSED    (CLOSE) a debt's first and last permits
+ *                               move BLOCKED, never DCLOSED: the closed
+ *                               state is lost with the debt
  *   NO_QUEUE_INV                drop I1, I2 and the queue assertions, to
  *                               show that the broken variants also strand a
  *                               waiter or a debt
@@ -237,17 +250,26 @@
 
 #define WAITERS		1
 #define CONTENDED	2
+#define DCLOSED		2	/* PSEM_DEBT_CLOSED: CONTENDED's bit, with a debt */
 #define FLAGS		3
 #define ONE		8
-#ifdef CLOSE
-#define CLOSED		128	/* PSEM_CLOSED, the sign bit of the byte */
-#define BAL(x)		(((x) & ~CLOSED) / ONE)
-#define UNCLOSED(x)	((x) & ~CLOSED)
+#define NUM		120	/* the bits above ONE: the balance, or the debt */
+#define BLOCKED		128	/* PSEM_BLOCKED, the sign bit of the byte */
+/* The balance, none while WAITERS is set; the debt, only then (I2). */
+#define BAL(x)		(((x) & WAITERS) -> 0 : ((x) & NUM) / ONE)
+#define DEBT(x)		(((x) & WAITERS) -> ((x) & NUM) / ONE : 0)
+/* psem_closed_bit(), psem_word_closed() and psem_debt_bit() */
+#define CLOSEDBIT(x)	((DEBT(x) > 0) -> DCLOSED : BLOCKED)
+#define ISCLOSED(x)	(((x) & BLOCKED) && ((x) & CLOSEDBIT(x)))
+#ifdef BROKEN_DEBT_DROPS_CLOSED
+#define DEBTBIT(x)	BLOCKED
 #else
-#define CLOSED		0	/* never set: the tests of it are false */
-#define BAL(x)		((x) / ONE)
-#define UNCLOSED(x)	(x)
+#define DEBTBIT(x)	((DEBT(x) > 0) -> \
+			 (((x) & DCLOSED) -> DCLOSED : BLOCKED) : \
+			 (((x) & BLOCKED) -> DCLOSED : BLOCKED))
 #endif
+/* A closed word with no debt as it would be open. */
+#define UNCLOSED(x)	(ISCLOSED(x) -> ((x) & ~BLOCKED) : (x))
 
 #ifdef OVERFLOW
 /* Each process starts owning one permit from outside the semaphore. */

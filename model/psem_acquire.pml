@@ -18,14 +18,14 @@ inline try_acquire(cnt)
 #ifdef CLOSE
 	d_step {
 		cur = word;
-		sc = (cur & CLOSED) != 0;
+		sc = ISCLOSED(cur);
 		se = reopens
 	};
 #else
 	cur = word;
 #endif
 	do
-	:: BAL(cur) < cnt || (cur & CLOSED) -> ok = 0; break
+	:: BAL(cur) < cnt || (cur & BLOCKED) -> ok = 0; break
 	:: else ->
 		d_step {
 			if
@@ -60,8 +60,13 @@ inline drain_or_mark(cnt, nobit, isred)
 			:: take == cnt -> nw = cur - cnt * ONE
 			:: else ->
 				if
-				:: nobit -> nw = cur & CLOSED
-				:: else -> nw = (cur & CLOSED) | WAITERS
+				:: cur & WAITERS ->
+					/* I2: the debt rides along */
+					nw = cur
+				:: !(cur & WAITERS) && nobit ->
+					nw = cur & BLOCKED
+				:: !(cur & WAITERS) && !nobit ->
+					nw = (cur & BLOCKED) | WAITERS
 				fi
 			fi;
 #ifdef BROKEN_LINK_WITHOUT_DRAIN
@@ -75,7 +80,19 @@ inline drain_or_mark(cnt, nobit, isred)
 				word = nw;
 				if
 				:: isred ->
-					debt = debt + cnt - take;
+					/* psem_owe(), merged: I2 */
+					if
+					:: cnt > take && debt == 0 ->
+						word = word + (cnt - take) * ONE +
+						       DEBTBIT(word);
+						if
+						:: word & DCLOSED ->
+							EVENT(E_DEBT_CLOSED)
+						:: else -> skip
+						fi
+					:: else ->
+						word = word + (cnt - take) * ONE
+					fi;
 					held[id] = held[id] + cnt
 				:: else -> acq[id] = take
 				fi;
@@ -169,7 +186,7 @@ inline woken(cnt)
 #ifdef BROKEN_ACQUIRE_CLOSED
 #define REFUSE_CLOSED	false
 #else
-#define REFUSE_CLOSED	(word & CLOSED)
+#define REFUSE_CLOSED	ISCLOSED(word)
 #endif
 
 /* acquire(n), cancellable if canc; ok = 1 when the permits are held. */
@@ -406,8 +423,13 @@ inline close_psem()
 {
 	lock();
 	d_step {
-		assert(!(word & CLOSED));	/* closed once: no -EALREADY */
-		word = word | CLOSED;
+		assert(!ISCLOSED(word));	/* closed once: no -EALREADY */
+		if
+		:: debt > 0 -> EVENT(E_DEBT_CLOSED)
+		:: else -> skip
+		fi;
+		word = word | CLOSEDBIT(word);
+		closed = 1;
 		i = 0;
 		do
 		:: i < qlen ->
@@ -447,13 +469,14 @@ inline close_psem()
 	publish_done()
 }
 
-/* psem_reopen(): clear CLOSED (a fetch_andnot) under the lock. */
+/* psem_reopen(): clear CLOSEDBIT (a fetch_andnot) under the lock. */
 inline reopen_psem()
 {
 	lock();
 	d_step {
-		assert(word & CLOSED);
-		word = word & ~CLOSED;
+		assert(ISCLOSED(word));
+		word = word & ~CLOSEDBIT(word);
+		closed = 0;
 		reopens++;
 		unlock()
 	}

@@ -9,10 +9,16 @@
  * psem.pml for the model, its configuration macros and the properties.
  */
 
-/* CONTENDED is always clear when a task acquires the queue lock. */
+/*
+ * CONTENDED is always clear when a task acquires the queue lock (its bit,
+ * with WAITERS set, is DCLOSED).
+ */
 inline lock()
 {
-	atomic { lk == 0 -> lk = 1; assert(!(word & CONTENDED)) }
+	atomic {
+		lk == 0 -> lk = 1;
+		assert(!(word & CONTENDED) || (word & WAITERS))
+	}
 }
 
 inline unlock()
@@ -32,7 +38,11 @@ inline pay_and_hand_off()
 	:: k > 0 && qlen > 0 -> EVENT(E_DEBT_FIRST)
 	:: else -> skip
 	fi;
-	debt = debt - k;
+	/* the debt, in the word (I2): its last permit takes DEBTBIT with it */
+	if
+	:: k > 0 && k == debt -> word = word - k * ONE - DEBTBIT(word)
+	:: else -> word = word - k * ONE
+	fi;
 	infl[id] = infl[id] - k;
 	rem = rem - k;
 	do
@@ -126,9 +136,9 @@ inline locked_release()
 	if
 	:: cur & WAITERS ->
 		/*
-		 * I2: the word is exactly WAITERS and only lock holders write
-		 * it, and the queue and the debt are lock-protected: the pay,
-		 * the hand-off and the final fetch_add are one step.
+		 * I2: the word holds the debt and only lock holders write
+		 * it, and the queue is lock-protected: the pay, the hand-off
+		 * and the final fetch_add are one step.
 		 */
 		d_step {
 #ifdef BROKEN_RELEASE_WITH_WAITER
@@ -173,7 +183,7 @@ inline locked_release()
 					EVENT(E_LOCKED_ADD);
 #ifdef CLOSE
 					if
-					:: cur & CLOSED -> EVENT(E_CLOSED_RELEASE)
+					:: ISCLOSED(cur) -> EVENT(E_CLOSED_RELEASE)
 					:: else -> skip
 					fi;
 #endif
@@ -316,7 +326,7 @@ inline slow_release()
 #define FAST_OK(c, n, r) \
 	((r == RULE_WAITERS_BIT && ((c) & FLAGS) == 0 || \
 	  r == RULE_POSITIVE_BALANCE && BAL(c) > 0 && !((c) & CONTENDED)) && \
-	 (n) <= MAX - BAL(c) && !((c) & CLOSED))
+	 (n) <= MAX - BAL(c) && !((c) & BLOCKED))
 
 /*
  * Give up cnt held permits and pick the release rule (the switches are
@@ -379,7 +389,7 @@ inline release_fast(cnt)
 	:: else ->
 		d_step {
 			if
-			:: r != RULE_ALWAYS_LOCKED && (cur & CONTENDED) ->
+			:: r != RULE_ALWAYS_LOCKED && (cur & FLAGS) == CONTENDED ->
 				EVENT(E_FLAG_HONOURED)
 			:: else -> skip
 			fi;

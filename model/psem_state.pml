@@ -10,7 +10,8 @@
 
 byte word = INIT * ONE;
 bit lk;
-byte debt;
+#define debt		DEBT(word)	/* in the word, read only through this */
+bit closed;		/* ghost: psem_close() and no psem_reopen() since */
 
 byte q[3];		/* waiter ids, q[0] is the head */
 byte qlen;
@@ -74,24 +75,29 @@ byte landed;
 			 needed[p] > 0 && live[p]))
 /* I1: WAITERS clear -> queue empty and no debt */
 #define I1		((word & WAITERS) || (qlen == 0 && debt == 0))
-/* I2: WAITERS set -> the word is exactly WAITERS */
-#define I2		(!(word & WAITERS) || UNCLOSED(word) == WAITERS)
+/* I2: WAITERS set -> the debt above ONE, CONTENDED's bit clear but as DCLOSED */
+#define I2		(!(word & WAITERS) || !(word & CONTENDED) || \
+			 (debt > 0 && closed))
+/* BLOCKED: closed or a debt; DCLOSED: both; the word says closed exactly then */
+#define BLOCKED_INV	(((word & BLOCKED) != 0) == (closed || debt > 0) && \
+			 ISCLOSED(word) == closed)
 /* positive-balance's: balance > 0 -> queue empty and no debt */
 #define POS_EMPTY	(BAL(word) == 0 || (qlen == 0 && debt == 0))
 /* no waiter asleep while the balance could serve it (no lost wake-up) */
 #define NOT_LOST(p)	(!linked[p] || BAL(word) < needed[p])
 #define NO_LOST_WAKEUP	(NOT_LOST(0) && NOT_LOST(1) && NOT_LOST(2))
 /* closed -> nobody waits (no quiesce in the model) */
-#define CLOSED_EMPTY	(!(word & CLOSED) || qlen == 0)
+#define CLOSED_EMPTY	(!closed || qlen == 0)
 #ifdef NO_QUEUE_INV
 #define QUEUE_INV	true
 #else
-#define QUEUE_INV	(I1 && I2 && POS_EMPTY && NO_LOST_WAKEUP && CLOSED_EMPTY)
+#define QUEUE_INV	(I1 && I2 && BLOCKED_INV && POS_EMPTY && NO_LOST_WAKEUP && \
+			 CLOSED_EMPTY)
 #endif
 #define QUEUE_OK	(qlen == linked[0] + linked[1] + linked[2] && \
 			 WAITER_OK(0) && WAITER_OK(1) && WAITER_OK(2))
-/* CONTENDED is set and cleared only under the lock */
-#define FLAG_OK		(!(word & CONTENDED) || lk)
+/* CONTENDED is set and cleared only under the lock (DCLOSED aside) */
+#define FLAG_OK		(!(word & CONTENDED) || lk || (word & WAITERS))
 /* no permit created: the balance never exceeds what the semaphore holds */
 #define BOUNDED		(BAL(word) <= MAX && BAL(word) <= TOTAL)
 #define INV		(CONSERVED && BOUNDED && QUEUE_INV && QUEUE_OK && \
@@ -148,6 +154,8 @@ byte landed;
 					 * succeeds after a reopen */
 #define E_CANCEL_SHUT		30	/* a cancel finds itself shut out */
 #define E_CB_SHUT		31	/* a callback told -ESHUTDOWN */
+#define E_DEBT_CLOSED		32	/* a closed psem owes a debt: DCLOSED
+					 * holds its closed state */
 #ifdef REACH
 #define EVENT(e)	assert(!(REACH == (e)))
 #elif defined(REACH_LOG)

@@ -97,8 +97,8 @@ let-go-ignores-kick:defer/sync-parked-home,defer/kick-overlap-sync-home
 handoff-skips-let-go-wake:defer/sync-parked-home,defer/kick-overlap-sync-home
 available-counts-parked:defer/is-held-parked
 parked-sum-unfitted:defer/nmi-over-release,defer/nmi-release-pays-debt
-pay-debt-not-atomic:defer/nmi-vs-reduce
-take-parked-drops-debt:defer/nmi-vs-reduce
+take-parked-keeps-kick:defer/sync-parked-home,defer/kick-two-psems-free
+unblock-closed:life/closed-debt-paid,life/close-then-debt-paid
 acquire-relaxed:sem/down-up-is-held
 release-relaxed:sem/down-up-is-held
 "
@@ -112,8 +112,10 @@ resize-forgets-debt:life/resize-shrink-vs-waiter,defer/nmi-release-pays-debt
 close-stays-open:life/close-vs-partial-waiter
 close-drops-grants:life/close-vs-partial-waiter
 reopen-stays-closed:life/reopen-vs-acquire
+reopen-unblocks-debt:life/reopen-with-debt
 capped-release-unchecked:life/release-all-held-capacity
 drain-drops-ext:life/capacity-after-waiter
+owe-drops-closed:life/close-then-debt-paid
 downgrade-releases-all:rwlock/downgrade-vs-lock
 mutex-unlock-lost:mutex/unlock-vs-lock
 mutex-destroy-no-sync:defer/mutex-cancel-nmi-free,defer/mutex-unlock-nmi-free

@@ -296,7 +296,7 @@ verify_logged "any rule, async + close, 2 procs + closer (1 op each, init 2, max
 	-DRULE=3 -DASYNC -DCLOSE -DNPROC=2 -DOPS=1 -DINIT=2 -DMAX=3 || true
 new_events="20:cb-grant 21:cb-nested 22:async-cancel-won 23:async-cancel-lost
 	24:async-partial 25:close-partial 27:closed-release 28:closed-refuse
-	29:reopen-take 30:cancel-shut 31:cb-shut"
+	29:reopen-take 30:cancel-shut 31:cb-shut 32:debt-closed"
 n_new=0
 n_seen=0
 seen_names=()
@@ -366,6 +366,8 @@ brk_close=(-DCLOSE -DNPROC=2 -DOPS=1)
 expect_violation close-no-giveback -DBROKEN_CLOSE_NO_GIVEBACK "${brk_close[@]}" || true
 # (k) a slow acquire that does not refuse on a closed psem
 expect_violation acquire-closed -DBROKEN_ACQUIRE_CLOSED "${brk_close[@]}" || true
+# (l) a debt moves PSEM_BLOCKED on a closed psem too: closed state lost
+expect_violation debt-drops-closed -DBROKEN_DEBT_DROPS_CLOSED "${brk_close[@]}" || true
 
 # --- variant (g): the fast release retries its exchange in a loop -------------
 # Expected to be a performance problem only (cache-line ping-pong, a locked

@@ -211,6 +211,7 @@ static const struct pcase cases[] = {
 	{ "static-init",		case_static_init },
 	{ "quiesce-fifo",		case_quiesce_fifo },
 	{ "nmi-release-quiesce-free",	case_nmi_release_quiesce_free },
+	{ "debt-zero-counts",		case_debt_zero_counts },
 };
 
 int main(int argc, char **argv)

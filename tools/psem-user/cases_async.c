@@ -499,8 +499,7 @@ static void si_cmp(const char *what, struct psem_ext *s, struct psem_ext *r)
 	      atomic_long_read(&r->sem.count));
 	CHECK(s->limit == r->limit, "%s: limit %#lx vs %#lx", what, s->limit, r->limit);
 	CHECK(s->calls == r->calls && s->sem.first == r->sem.first &&
-	      s->sem.leaving == r->sem.leaving &&
-	      atomic_long_read(&s->sem.pending) == atomic_long_read(&r->sem.pending) &&
+	      atomic_read(&s->sem.pending) == atomic_read(&r->sem.pending) &&
 	      s->sem.kick.next == r->sem.kick.next, "%s: other fields", what);
 	CHECK(psem_capacity(&s->sem) == psem_capacity(&r->sem), "%s: capacity", what);
 }

@@ -368,3 +368,49 @@ void case_nmi_release_quiesce_free(void)
 	CHECK(w.ret == -ESHUTDOWN, "W returned %ld", w.ret);
 	psem_user_preempt_disarm(irq);
 }
+
+/*
+ * debt-zero-counts: api.rst "Counts": a zero count is an immediate success
+ * unless the psem is closed; psem_try_acquire()'s kernel-doc: true for
+ * n == 0 unless closed. Here the psem is open and owes a debt
+ * (psem_reduce(), or a shrinking psem_resize()), whose word is negative
+ * (PSEM_BLOCKED): the take of zero must not read that as closed, nor may
+ * psem_acquire_async() of zero from NMI.
+ */
+static void dzc_fn(struct psem_async *aw, int result)
+{
+	fail("callback of a zero-count async acquire (%d)", result);
+}
+
+void case_debt_zero_counts(void)
+{
+	struct psem *sem = case_psem(0), *ext = case_psem_ext(0), *cap;
+	struct psem_async aw;
+	unsigned long w0;
+	int ret, old;
+
+	CHECK(psem_reduce(sem, 3) == 0, "reduce");
+	note("plain psem: debt %lu, closed %d, word %#lx", psem_debt(sem),
+	     psem_is_closed(sem), (unsigned long)word(sem));
+	CHECK(psem_try_acquire(sem, 0), "psem_try_acquire(0) false on an open psem with a debt");
+	ret = psem_acquire_timeout(sem, 0, 0);
+	CHECK(ret == 0, "psem_acquire_timeout(0, 0) returned %d", ret);
+
+	cap = case_psem_owned(2);
+	if (cap) {
+		CHECK(psem_resize(cap, 1) == 0, "resize");
+		note("capped psem: debt %lu", psem_debt(cap));
+		CHECK(psem_try_acquire(cap, 0), "psem_try_acquire(0) false after a shrinking resize");
+	}
+
+	CHECK(psem_reduce(ext, 3) == 0, "reduce ext");
+	w0 = psem_user_warnings();
+	old = psem_user_set_context(NMI_OFFSET);
+	ret = psem_acquire_async(ext, 0, &aw, dzc_fn);
+	psem_user_set_context(old);
+	CHECK(ret == 0, "psem_acquire_async(0) from NMI returned %d (warnings +%lu)",
+	      ret, psem_user_warnings() - w0);
+	free(sem);
+	free(container_of(ext, struct psem_ext, sem));
+	free(container_of(cap, struct psem_ext, sem));
+}

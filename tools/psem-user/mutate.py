@@ -29,10 +29,9 @@ core cannot turn a mutant into a silent no-op.
 The explorer's mutants (scripts/check-explore.sh), one behaviour each:
 
   handoff-skips-debt        psem_add_locked(): a release pays nothing
-                            towards the debt (and, with one owed, adds
-                            nothing either)
+                            towards the debt, reading none in the word
   leave-uncounted           psem_dequeue(): a task served on its way to
-                            cancel is not counted in &psem.leaving
+                            cancel is not counted in psem_leaving[]
   leave-skips-wake          psem_leave(): a task served on its way out does
                             not wake psem_wait_let_go() after it lets go
   cancel-keeps-partial      psem_unlink(): a withdrawn wait does not give
@@ -57,6 +56,13 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
                             capacity stay queued
   close-stays-open          psem_close(): the closed bit is not set
   reopen-stays-closed       psem_reopen(): the closed bit is not cleared
+  reopen-unblocks-debt      psem_reopen(): clears PSEM_BLOCKED with a debt
+                            owed, so a take reads the debt as a balance
+  unblock-closed            psem_add_locked(): the last of a debt paid
+                            clears PSEM_BLOCKED on a closed psem too
+  owe-drops-closed          psem_owe(): a first debt on a closed psem
+                            leaves its closed state in PSEM_BLOCKED, where
+                            the debt's end then clears it
   balance-overflow-unchecked psem_add_balance(): no overflow check
   capped-release-unchecked  psem_release_capped(): a capped psem's lock-free
                             release is not checked against its limit
@@ -79,10 +85,9 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
   rwlock-destroy-no-sync    psem_rwlock_destroy(): no psem_sync()
   available-counts-parked   psem_available(): counts parked permits again
                             (so psem_is_held() reads a parked one free)
-  pay-debt-not-atomic       psem_pay_debt(): pays with a plain store, not
-                            an RMW, so a parking release's add is lost
-  take-parked-drops-debt    psem_take_parked(): the hand-off zeroes
-                            &psem.pending, forgetting a debt left there
+  take-parked-keeps-kick    psem_take_parked(): the hand-off leaves
+                            PSEM_PARKED_KICK set, so a later parking
+                            release never names the psem again
   parked-sum-unfitted       psem_release_now(): the hand-off judges the
                             parked sum whole, refusing the good releases
                             with the bad
@@ -166,10 +171,9 @@ MUTANTS = {
                             "psem_owe(sem, 0);"),
     # The explorer's.
     "handoff-skips-debt": ("psem_add_locked",
-                           "n = psem_pay_debt(sem, n, cap, ip);",
-                           "(void)psem_pay_debt(sem, 0, cap, ip);"),
-    "leave-uncounted": ("psem_dequeue", "sem->leaving++;",
-                        "(void)sem->leaving;"),
+                           "debt = psem_word_debt(cur);", "debt = 0;"),
+    "leave-uncounted": ("psem_dequeue", "atomic_inc(psem_let_go_var(sem));",
+                        "(void)psem_let_go_var(sem);"),
     "leave-skips-wake": ("psem_leave", "psem_let_go_wake(sem);",
                          "(void)sem;"),
     "cancel-keeps-partial": ("psem_unlink",
@@ -196,11 +200,20 @@ MUTANTS = {
                                  "} else if (w->n > capacity) {",
                                  "} else if (0) {"),
     "close-stays-open": ("psem_close",
-                         "atomic_long_fetch_or_relaxed(PSEM_CLOSED, ",
-                         "atomic_long_fetch_or_relaxed(0, "),
+                         "atomic_long_or(psem_closed_bit(cur), &sem->count);",
+                         "(void)cur;"),
     "reopen-stays-closed": ("psem_reopen",
-                            "atomic_long_fetch_andnot_relaxed(PSEM_CLOSED, ",
-                            "atomic_long_fetch_andnot_relaxed(0, "),
+                            "atomic_long_andnot(psem_closed_bit(cur), &sem->count);",
+                            "(void)cur;"),
+    "reopen-unblocks-debt": ("psem_reopen",
+                             "atomic_long_andnot(psem_closed_bit(cur), ",
+                             "atomic_long_andnot(PSEM_BLOCKED | psem_closed_bit(cur), "),
+    "unblock-closed": ("psem_add_locked",
+                       "pay * PSEM_ONE + psem_debt_bit(cur)",
+                       "pay * PSEM_ONE + PSEM_BLOCKED"),
+    "owe-drops-closed": ("psem_owe",
+                         "(psem_word_debt(cur) ? 0 : psem_debt_bit(cur))",
+                         "(psem_word_debt(cur) ? 0 : PSEM_BLOCKED)"),
     "balance-overflow-unchecked": ("psem_add_balance",
                                    "if (n > cap - psem_word_balance(cur)) {",
                                    "if (0) {"),
@@ -208,8 +221,8 @@ MUTANTS = {
                                  "sum > (psem_ext_limit(sem) | PSEM_EXT)",
                                  "false"),
     "drain-drops-ext": ("psem_take_or_mark",
-                           "(cur & (PSEM_CLOSED | PSEM_EXT)) | PSEM_WAITERS",
-                           "(cur & PSEM_CLOSED) | PSEM_WAITERS"),
+                        "(cur & (PSEM_BLOCKED | PSEM_EXT)) | PSEM_WAITERS",
+                        "(cur & PSEM_BLOCKED) | PSEM_WAITERS"),
     "downgrade-releases-all": ("psem_downgrade_write",
                                "PSEM_RW_WRITE_PERMITS - 1",
                                "PSEM_RW_WRITE_PERMITS"),
@@ -219,7 +232,7 @@ MUTANTS = {
     "pool-put-lost": ("psem_pool_put", "return psem_release(&pool->sem, 1);",
                       "return 0;"),
     "let-go-ignores-kick": ("psem_has_let_go",
-                            "!(atomic_long_read(&sem->pending) & PSEM_PARKED_KICK)",
+                            "!(atomic_read(&sem->pending) & PSEM_PARKED_KICK)",
                             "1"),
     "handoff-skips-let-go-wake": ("psem_release_now", "if (parked)\n\t\tpsem_let_go_wake(sem);",
                                   "if (0)\n\t\tpsem_let_go_wake(sem);"),
@@ -231,13 +244,10 @@ MUTANTS = {
                                "(void)lock;"),
     "available-counts-parked": ("psem_available",
                                 "return psem_word_balance(atomic_long_read(&sem->count));",
-                                "return psem_word_balance(atomic_long_read(&sem->count)) + psem_pending_parked(atomic_long_read(&sem->pending));"),
-    "pay-debt-not-atomic": ("psem_pay_debt",
-                            "!atomic_long_try_cmpxchg_relaxed(",
-                            "!({ atomic_long_set(&sem->pending, old + pay * PSEM_PARKED_ONE); true; }) && !atomic_long_try_cmpxchg_relaxed("),
-    "take-parked-drops-debt": ("psem_take_parked",
-                               "(old & ~PSEM_PARKED_KICK) -\n\t\t\t\t\t  take * PSEM_PARKED_ONE",
-                               "0"),
+                                "return psem_word_balance(atomic_long_read(&sem->count)) + psem_parked(sem);"),
+    "take-parked-keeps-kick": ("psem_take_parked",
+                               "atomic_xchg(&sem->pending, 0)",
+                               "atomic_xchg(&sem->pending, PSEM_PARKED_KICK)"),
     "parked-sum-unfitted": ("psem_release_now",
                             "n = psem_parked_fit(sem, n, ip);", "(void)0;"),
     "cancel-sync-ignores-requeue": ("psem_async_stand_locked",
@@ -259,8 +269,8 @@ def main():
     if name == "fast-release-with-waiter":
         if waiters_bit(d):
             mutate(d, "psem_release_fast",
-                   "likely(!(cur & (PSEM_FLAGS | PSEM_EXT | PSEM_CLOSED)))",
-                   "likely(!(cur & (PSEM_CONTENDED | PSEM_EXT | PSEM_CLOSED)))")
+                   "likely(!(cur & (PSEM_FLAGS | PSEM_EXT | PSEM_BLOCKED)))",
+                   "likely(!(cur & (PSEM_CONTENDED | PSEM_EXT | PSEM_BLOCKED)))")
         else:
             mutate(d, "psem_release_fast", "cur <= 0 || ", "")
     elif name in MUTANTS:

@@ -563,8 +563,10 @@ long life_out(void)
 	debt = psem_debt(&life_sem.sem);
 	cur = atomic_long_read(&life_sem.sem.count);
 	spin_unlock(&life_sem.sem.lock);
-	return psem_capacity(&life_sem.sem) + debt - ((cur & LONG_MAX) >> PSEM_SHIFT) -
-	       assigned;
+	/* With PSEM_WAITERS set the bits above PSEM_ONE are the debt. */
+	if (!(cur & PSEM_WAITERS))
+		debt -= (cur & LONG_MAX) >> PSEM_SHIFT;
+	return psem_capacity(&life_sem.sem) + debt - assigned;
 }
 
 /*

@@ -147,9 +147,9 @@ static void pr_setup(void)
 }
 
 /*
- * The debt and the parked permits share &psem.pending: whichever came
- * first, the 3 came home and the reduce took 2 of them, none twice, and
- * nothing is left owed, parked or flagged.
+ * The debt in the word and the parked permits in &psem.pending: whichever
+ * came first, the 3 came home and the reduce took 2 of them, none twice,
+ * and nothing is left owed, parked or flagged.
  */
 static void pr_check(void)
 {
@@ -159,9 +159,9 @@ static void pr_check(void)
 		  ret[0], ret[1], ret[2]);
 	ex_assert(psem_available(sem) == 1 && !psem_debt(sem),
 		  "available %ld, debt %lu", psem_available(sem), psem_debt(sem));
-	ex_assert(word == PSEM_ONE && !atomic_long_read(&sem->pending),
-		  "word %#lx, pending %#lx", (unsigned long)word,
-		  (unsigned long)atomic_long_read(&sem->pending));
+	ex_assert(word == PSEM_ONE && !atomic_read(&sem->pending),
+		  "word %#lx, pending %#x", (unsigned long)word,
+		  atomic_read(&sem->pending));
 	xs_settled(sem, 0, 1);
 	kfree(sem);
 }

@@ -151,6 +151,115 @@ XS_VARIANT(reopen_acquire, race, &ro_race, life_setup, life_check,
 	   "psem_close() then psem_reopen() against an acquirer and a release",
 	   .bound = 1);	/* 3,226 schedules at bound 2 */
 
+/* ---- reopen with a debt owed, against a try and the release ---------- */
+
+static void rdb_closer(void *arg)
+{
+	ret[0] = psem_reduce(sem, 3);	/* the 1 there is, or 3; owes the rest */
+	ret[1] = psem_close(sem);
+	ret[2] = psem_reopen(sem);
+	WRITE_ONCE(flag, 1);
+}
+
+static bool rdb_reopened(void *arg)
+{
+	return READ_ONCE(flag);
+}
+
+static void rdb_taker(void *arg)
+{
+	ex_wait_until(rdb_reopened, NULL);
+	/*
+	 * From the reduce on the balance is zero: the 2 released pay the
+	 * debt. While any is owed the word keeps PSEM_BLOCKED, reopened or
+	 * not, and reads no balance.
+	 */
+	ex_assert(!psem_try_acquire(sem, 1), "a try took a permit of the debt");
+}
+
+static void rdb_releaser(void *arg)
+{
+	ret[3] = psem_release(sem, 2);
+	held -= 2;
+}
+
+static void rdb_check(void)
+{
+	ex_assert(!psem_is_closed(sem), "still closed after the reopen");
+	ex_assert(!psem_debt(sem), "debt %lu left", psem_debt(sem));
+}
+
+/* 1 + 2 held - 3 removed. */
+static const struct life_race rdb_race = {
+	.permits = 1, .held = 2, .total = 0,
+	.threads = { { "closer", rdb_closer }, { "taker", rdb_taker },
+		     { "releaser", rdb_releaser } },
+	.call = { "reduce", "close", "reopen", "the release" },
+	.ok = { { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 } },
+	.check = rdb_check,
+};
+
+XS_VARIANT(reopen_debt, race, &rdb_race, life_setup, life_check,
+	   "life/reopen-with-debt",
+	   "psem_reopen() with a debt owed, against a try and the release that pays it");
+
+/* ---- a release that pays the debt of a closed psem, and a try -------- */
+
+static bool cdp_close_first;	/* close, then the reduce drains to PSEM_WAITERS */
+
+static void cdp_closer(void *arg)
+{
+	if (cdp_close_first)
+		ret[1] = psem_close(sem);
+	ret[0] = psem_reduce(sem, 3);
+	if (!cdp_close_first)
+		ret[1] = psem_close(sem);
+	WRITE_ONCE(flag, 1);
+}
+
+static void cdp_taker(void *arg)
+{
+	ex_wait_until(rdb_reopened, NULL);	/* here: closed */
+	ex_assert(!psem_try_acquire(sem, 1), "a try took a permit while closed");
+}
+
+static void cdp_releaser(void *arg)
+{
+	ret[2] = psem_release(sem, 3);	/* pays the debt, 1 left over */
+	held -= 3;
+}
+
+static void cdp_check(void)
+{
+	ex_assert(psem_is_closed(sem), "not closed");
+	ex_assert(!psem_try_acquire(sem, 1), "a try took the permit left while closed");
+}
+
+/* 1 + 3 held - 3 removed: 1 left, closed. */
+static const struct life_race cdp_race = {
+	.permits = 1, .held = 3, .total = 1,
+	.threads = { { "closer", cdp_closer }, { "taker", cdp_taker },
+		     { "releaser", cdp_releaser } },
+	.call = { "reduce", "close", "the release" },
+	.ok = { { 0, 0 }, { 0, 0 }, { 0, 0 } },
+	.check = cdp_check,
+};
+
+XS_VARIANT(closed_debt, race, &cdp_race, life_setup, life_check,
+	   "life/closed-debt-paid",
+	   "a release pays a closed psem's debt with one to spare; a try must still fail");
+
+/* The same, closed before the reduce drains it to PSEM_WAITERS. */
+static void ctr_setup(void)
+{
+	cdp_close_first = true;
+	race = &cdp_race;
+	life_setup();
+}
+
+XS_SCENARIO(close_then_reduce, "life/close-then-debt-paid", ctr_setup, life_check,
+	    "a reduce leaves a debt on a closed psem, a release pays it with one to spare; still closed");
+
 /* ---- a shrinking resize against a waiter it no longer fits ---------- */
 
 static void rs_waiter(void *arg)
