@@ -556,7 +556,8 @@ static bool psem_leave(struct psem *sem, struct psem_waiter *w)
 	if (left)
 		psem_unlink(sem, w, &wake, _RET_IP_);
 	else
-		atomic_dec(psem_let_go_var(sem));	/* counted there */
+		/* Relaxed, under the lock, as psem_dequeue()'s increment. */
+		atomic_dec(psem_let_go_var(sem));
 	spin_unlock_irq(&sem->lock);
 	if (left)
 		psem_wake_served(sem, &wake);
@@ -574,7 +575,11 @@ static bool psem_has_let_go(struct psem *sem)
 	bool let_go;
 
 	spin_lock_irq(&sem->lock);
-	/* Only the hand-off's RMW, under this lock, clears the bit. */
+	/*
+	 * Only the hand-off's RMW, under this lock, clears the bit. The
+	 * counter is relaxed: this psem's part of it changes only under this
+	 * lock, and another psem's can only hold the answer at "not yet".
+	 */
 	let_go = !atomic_read(psem_let_go_var(sem)) &&
 		 !(psem_is_ext(sem) && psem_ext_of(sem)->calls) &&
 		 !(atomic_read(&sem->pending) & PSEM_PARKED_KICK);

@@ -66,6 +66,9 @@
 #   debt-zero-counts          a zero count on an open psem that owes a
 #                             debt (its word negative) succeeds: try,
 #                             timed acquire, asynchronous from NMI
+#   parked-max                a release from NMI over PSEM_PARKED_MAX is
+#                             refused, changing nothing; one at the bound
+#                             is handed over, debt first
 #
 # A case named in PSEM_TSAN_CASES_PENDING (one whose fix in kmod/ has not
 # landed yet; none by default) is run, but may fail.

@@ -212,6 +212,7 @@ static const struct pcase cases[] = {
 	{ "quiesce-fifo",		case_quiesce_fifo },
 	{ "nmi-release-quiesce-free",	case_nmi_release_quiesce_free },
 	{ "debt-zero-counts",		case_debt_zero_counts },
+	{ "parked-max",			case_parked_max },
 };
 
 int main(int argc, char **argv)

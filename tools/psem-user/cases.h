@@ -106,6 +106,7 @@ void case_release_all_held_capacity(void);
 void case_quiesce_fifo(void);
 void case_nmi_release_quiesce_free(void);
 void case_debt_zero_counts(void);
+void case_parked_max(void);
 
 /* cases_async.c */
 void case_async_work_withdraw(void);

@@ -414,3 +414,37 @@ void case_debt_zero_counts(void)
 	free(container_of(ext, struct psem_ext, sem));
 	free(container_of(cap, struct psem_ext, sem));
 }
+
+/*
+ * parked-max: api.rst, "Contexts": a deferred release that would park
+ * more than PSEM_PARKED_MAX permits on one psem is refused with
+ * -EOVERFLOW and changes nothing; one that fits is handed over, debt
+ * first. A debt keeps the word negative, so the release from NMI parks.
+ */
+void case_parked_max(void)
+{
+	struct psem *sem = case_psem(0);
+	int ret, old;
+
+	CHECK(psem_reduce(sem, 1) == 0, "reduce");
+	old = psem_user_set_context(NMI_OFFSET);
+	ret = psem_release(sem, PSEM_PARKED_MAX + 1);
+	psem_user_set_context(old);
+	CHECK(ret == -EOVERFLOW, "release of PSEM_PARKED_MAX + 1 from NMI returned %d", ret);
+	CHECK(!atomic_read(&sem->pending) && psem_debt(sem) == 1 &&
+	      !psem_available(sem),
+	      "the refusal changed something: pending %#x, debt %lu, available %ld",
+	      atomic_read(&sem->pending), psem_debt(sem), psem_available(sem));
+
+	old = psem_user_set_context(NMI_OFFSET);
+	ret = psem_release(sem, PSEM_PARKED_MAX);
+	psem_user_set_context(old);
+	CHECK(ret == 0, "release of PSEM_PARKED_MAX from NMI returned %d", ret);
+	psem_sync(sem);
+	CHECK(!psem_debt(sem) && psem_available(sem) == PSEM_PARKED_MAX - 1 &&
+	      !atomic_read(&sem->pending),
+	      "after the hand-off: debt %lu, available %ld (want %ld), pending %#x",
+	      psem_debt(sem), psem_available(sem), PSEM_PARKED_MAX - 1,
+	      atomic_read(&sem->pending));
+	free(sem);
+}
