@@ -32,7 +32,7 @@ PSEM_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' "$(CURDIR)/d
 DKMS_SRC := /usr/src/psem-$(PSEM_VERSION)
 
 .PHONY: all modules examples clean kdir dkms-install dkms-uninstall explore \
-	check kunit series-check help $(SCRIPTS)
+	check kunit series-check bench-semaphore help $(SCRIPTS)
 
 all: modules examples
 
@@ -100,6 +100,9 @@ kunit:
 series-check:
 	bash scripts/check-series.sh
 
+bench-semaphore:
+	bash scripts/check-semaphore.sh --bench
+
 help:
 	@echo 'targets:'
 	@echo '  all (default)   psem.ko, the KUnit modules (kernels with KUnit) and the example consumer'
@@ -113,6 +116,7 @@ help:
 	@echo '  demo            boot a Debian stock kernel in QEMU and show psem working'
 	@echo '  series          the patch series against Linux 7.3.4, generated into ./series (SERIES_OUT)'
 	@echo '  series-check    apply it to 7.3.4: checkpatch, W=1 build at every patch, kunit.py (UML, QEMU), locktorture'
+	@echo '  bench-semaphore struct semaphore on psem'"'"'s word (the RFC patch) against 7.3.4: icount, XFS'
 	@echo '  dkms-install | dkms-uninstall      (root) psem through DKMS for KVER'
 	@echo 'variables:'
 	@echo '  KVER=<uname -r>, KDIR=DIR   the kernel to build against (default the running one)'

@@ -7,6 +7,8 @@
  */
 #include <kunit/test.h>
 #include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/semaphore.h>
 #include <linux/workqueue.h>
 
 #include "psem_sem.h"
@@ -153,7 +155,65 @@ static void psem_sem_test_down_closed(struct kunit *test)
 	PSEM_TEST_EXPECT_IDLE(test, sem, 1);
 }
 
+/* A helper that takes the kernel semaphore in its ->arg and keeps it. */
+static int ksem_down_fn(struct psem_test_thread *t)
+{
+	down(t->arg);
+	return 0;
+}
+
+/* The helper sleeps in down(), queued behind the holders. */
+static bool ksem_sleeping(struct psem_test_thread *t)
+{
+	return READ_ONCE(t->task->__state) == TASK_UNINTERRUPTIBLE;
+}
+
+/*
+ * The model the drop-in follows: the kernel's own struct semaphore, read
+ * as XFS reads its buffer lock (xfs_buf_islocked(): count <= 0). The count
+ * is the permits free, and zero while a task waits in down(), on every
+ * kernel; on the sem-7.3 test kernel, struct semaphore on psem's word (the
+ * series' RFC), it is the low half of the state word, and the takes and
+ * releases here are its lock-free paths and its hand-over.
+ */
+static void psem_sem_test_kernel_count(struct kunit *test)
+{
+	struct semaphore *ks = kunit_kzalloc(test, sizeof(*ks), GFP_KERNEL);
+	const struct psem_test_thread tmpl = { .fn = ksem_down_fn, .arg = ks };
+	struct psem_test_thread *t;
+
+	KUNIT_ASSERT_NOT_NULL(test, ks);
+	sema_init(ks, 2);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ks->count), 2U);
+	KUNIT_EXPECT_EQ(test, down_trylock(ks), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ks->count), 1U);
+	down(ks);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ks->count), 0U);
+	KUNIT_EXPECT_EQ(test, down_trylock(ks), 1);
+	KUNIT_EXPECT_EQ(test, down_timeout(ks, 0), -ETIME);
+
+	t = psem_test_spawn(test, &tmpl, -1);
+	KUNIT_ASSERT_TRUE_MSG(test, psem_test_wait_for(ksem_sleeping(t)),
+			      "helper %u never slept in down()", t->id);
+	/* Held, with a waiter: what XFS asserts. */
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ks->count), 0U);
+	KUNIT_EXPECT_EQ(test, down_trylock(ks), 1);
+
+	/* The hand-over: the waiter holds, the count never saw the permit. */
+	up(ks);
+	PSEM_TEST_EXPECT_RETURNS(test, t, 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ks->count), 0U);
+	KUNIT_EXPECT_EQ(test, down_trylock(ks), 1);
+
+	/* Both permits back: the waiter's and the test's. */
+	up(ks);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ks->count), 1U);
+	up(ks);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ks->count), 2U);
+}
+
 PSEM_TEST_SUITE("psem_sem",
 		"KUnit tests for psem as a drop-in for struct semaphore",
 		psem_sem_test_binary, psem_sem_test_held_with_waiters,
-		psem_sem_test_up_from_work, psem_sem_test_down_closed);
+		psem_sem_test_up_from_work, psem_sem_test_down_closed,
+		psem_sem_test_kernel_count);

@@ -4,6 +4,10 @@
 #
 #   scripts/build-kernel.sh FLAVOUR    debug, rt, debug-7.3, kcsan-7.3, ...
 #                                  (configs/FLAVOUR.config)
+#   scripts/build-kernel.sh FLAVOUR-unpatched
+#                                  a flavour with overlays (sem-7.3), built
+#                                  without them: the same configuration on
+#                                  the pristine source
 #   scripts/build-kernel.sh --source [FLAVOUR|linux-source-X.Y]
 #                                  only extract; print the source tree
 #                                  (default linux-source-6.1)
@@ -28,7 +32,11 @@
 # configs/FLAVOUR.config, by a line "# psem-source: linux-source-X.Y" (default
 # linux-source-6.1): debug is 6.1, rt (PREEMPT_RT) is 6.12, debug-7.3 and
 # kcsan-7.3 are 7.3. A source package that is not installed is taken from
-# where scripts/fetch-7x.sh unpacked it.
+# where scripts/fetch-7x.sh unpacked it. Lines "# psem-overlay: SRC DST"
+# lay the repository's file SRC over the source's DST (sem-7.3: the
+# series' RFC patch, whole files); such a flavour is built with W=1, its
+# log kept in the build directory as .psem-build.log, and its release
+# names it (7.3.4-sem-7.3).
 # The tree is extracted once per package version and the build is cached
 # outside the repository under $PSEM_CACHE (default /var/cache/psem), keyed
 # by the source package's name and version and the content of the config
@@ -51,6 +59,7 @@ cache=${PSEM_CACHE:-/var/cache/psem}
 # The source package: given, named by the flavour's fragment, or 6.1.
 flavour=${1:-}
 pkg=linux-source-6.1
+overlays=() unpatched=0
 case $mode:$flavour in
 stock:?*)
 	# A stock image's release, e.g. 7.3.4+deb13-amd64: its series'
@@ -68,8 +77,14 @@ prepare:linux-source-* | prepare:) echo "$usage" >&2; exit 2 ;;
 *:linux-source-*) pkg=$flavour flavour= ;;
 *:) [ $mode = source ] || { echo "$usage" >&2; exit 2; } ;;
 *)
-	frags=("$top/configs/base.config" "$top/configs/$flavour.config")
+	# FLAVOUR-unpatched: FLAVOUR's configuration without its overlays.
+	[ -f "$top/configs/$flavour.config" ] || [ "${flavour%-unpatched}" = "$flavour" ] ||
+		unpatched=1
+	frags=("$top/configs/base.config" "$top/configs/${flavour%-unpatched}.config")
 	[ -f "${frags[1]}" ] || { echo "build-kernel: no fragment ${frags[1]}" >&2; exit 2; }
+	# "# psem-overlay: SRC DST": the repository's file SRC replaces the
+	# source's DST (a patch under test, as the series generates it).
+	mapfile -t overlays < <(sed -n 's/^# psem-overlay:[[:space:]]*\([^[:space:]]*\)[[:space:]]\{1,\}\([^[:space:]]*\)[[:space:]]*$/\1 \2/p' "${frags[1]}")
 	p=$(sed -n 's/^# psem-source:[[:space:]]*\(linux-source-[0-9.]*\)[[:space:]]*$/\1/p' "${frags[1]}")
 	pkg=${p:-$pkg}
 	;;
@@ -77,7 +92,7 @@ esac
 series=${pkg#linux-source-}
 if [ $mode = name ]; then
 	case $flavour in
-	*-"$series") echo "$flavour" ;;	# debug-7.3: named with its series
+	*-"$series" | *-"$series"-unpatched) echo "$flavour" ;;	# debug-7.3: named with its series
 	*) echo "$flavour-$series" ;;
 	esac
 	exit 0
@@ -116,18 +131,56 @@ fi
 exec 9>"$cache/.build-$flavour.lock"
 flock -n 9 || { echo "build-kernel: waiting for another $flavour build" >&2; flock 9; }
 
+# The overlays: one copy of the source a flavour (hard links), in which
+# each DST is replaced by a copy of SRC whenever their content differs, so
+# that a build sees what changed by its time, as in a developer's tree.
+# Its build is keyed by the flavour's fragments, not by the overlays'
+# content: when that changes, the build is redone incrementally.
+# (FLAVOUR-unpatched builds the pristine source with the same
+# configuration.)
+okey=''
+if [ ${#overlays[@]} -gt 0 ] && [ $unpatched = 0 ]; then
+	okey=$(for o in "${overlays[@]}"; do echo "$o"; cat "$top/${o%% *}"; done | sha256sum | cut -c1-12)
+	osrc=$src-overlay-$flavour
+	(
+		flock 8
+		if [ ! -f "$osrc/.psem-extracted" ]; then
+			rm -rf "$osrc" "$osrc.tmp"
+			cp -al "$src" "$osrc.tmp"
+			mv "$osrc.tmp" "$osrc"
+		fi
+		for o in "${overlays[@]}"; do
+			[ -f "$osrc/${o#* }" ] || { echo "build-kernel: no ${o#* } in $pkg" >&2; exit 1; }
+			cmp -s "$top/${o%% *}" "$osrc/${o#* }" ||
+				{ rm -f "$osrc/${o#* }" && cp "$top/${o%% *}" "$osrc/${o#* }"; }
+		done
+	) 8>"$cache/.extract.lock"
+	src=$osrc
+fi
+
 # (The 6.1 flavours' key leaves the package name out, as it always did, so
 # that their existing caches stay valid. A prepared-only tree has its own
 # key and directory, so that it never passes for a built kernel.)
 key=$( { [ $mode != prepare ] || echo prepare; [ "$pkg" = linux-source-6.1 ] || echo "$pkg"
-	 echo "$srcver"; cat "${frags[@]}"; } | sha256sum | cut -c1-12)
+	 echo "$srcver"; cat "${frags[@]}"
+	 [ ${#overlays[@]} -eq 0 ] || echo "overlays, unpatched=$unpatched"; } | sha256sum | cut -c1-12)
 out=$cache/build/$flavour-$key
 [ $mode != prepare ] || out=$cache/build/prepared-$flavour-$key
+mk() { make -C "$src" O="$out" -s "$@"; }
 if [ -f "$out/.psem-built" ]; then
+	if [ "$(cat "$out/.psem-overlay-key" 2>/dev/null)" != "$okey" ]; then
+		echo "build-kernel: $flavour's overlays changed: rebuilding in $out" >&2
+		t0=$SECONDS
+		rm -f "$out/.psem-built"
+		mk -j"$(nproc)" W=1 bzImage modules >"$out/.psem-build.log" 2>&1 ||
+			{ tail -n 30 "$out/.psem-build.log" >&2; exit 1; }
+		echo "$okey" >"$out/.psem-overlay-key"
+		touch "$out/.psem-built"
+		echo "build-kernel: rebuilt the $flavour kernel in $((SECONDS - t0))s" >&2
+	fi
 	echo "$out"
 	exit 0
 fi
-mk() { make -C "$src" O="$out" -s "$@"; }
 
 # A stock image's module tree: its series' source configured with the
 # image's own config and release, modules_prepare (with this machine's gcc
@@ -185,6 +238,10 @@ t0=$SECONDS
 rm -rf "$out" && mkdir -p "$out"
 mk tinyconfig >&2
 "$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
+# A flavour with overlays names its builds in their release:
+# 7.3.4-sem-7.3 and 7.3.4-sem-7.3-unpatched.
+[ ${#overlays[@]} -eq 0 ] || "$src/scripts/config" --file "$out/.config" \
+	--set-str LOCALVERSION "-$flavour" --disable LOCALVERSION_AUTO
 mk olddefconfig >&2
 
 # merge_config drops options whose dependencies are unmet without failing:
@@ -214,7 +271,16 @@ if [ $mode = prepare ]; then
 	exit 0
 fi
 
-mk -j"$(nproc)" bzImage modules >&2
+if [ ${#overlays[@]} -eq 0 ]; then
+	mk -j"$(nproc)" bzImage modules >&2
+else
+	# A patch under test is built with W=1 (both sides, the same
+	# flags), the log kept for scripts/check-series.sh to judge the
+	# warnings in the overlaid files.
+	mk -j"$(nproc)" W=1 bzImage modules >"$out/.psem-build.log" 2>&1 ||
+		{ tail -n 30 "$out/.psem-build.log" >&2; exit 1; }
+fi
+[ -z "$okey" ] || echo "$okey" >"$out/.psem-overlay-key"
 touch "$out/.psem-built"
 echo "build-kernel: built the $flavour kernel in $((SECONDS - t0))s" >&2
 echo "$out"

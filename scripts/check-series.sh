@@ -47,22 +47,44 @@ for s in $steps; do
 	esac
 done
 jobs=${PSEM_SERIES_JOBS:-2}
+# The kunit step's runs: um (one CPU), um2 (two); make check runs um only.
+kruns=${PSEM_SERIES_KUNIT:-um um2}
+for r in $kruns; do
+	case $r in um | um2) ;; *) echo "check-series: PSEM_SERIES_KUNIT: um, um2" >&2; exit 2 ;; esac
+done
 tsecs=${PSEM_SERIES_TORTURE_S:-60}
 types="psem_lock psem_mutex_lock psem_rwlock"
 out=${SERIES_OUT:-$top/series}
 mkdir -p "$cache/series" "$logdir"
-exec 7>"$cache/.series.lock"
-flock -n 7 || { echo "check-series: waiting for another run" >&2; flock 7; }
+# The tree and its builds are one run's at a time. The torture step alone
+# only boots the built kernel, so it does not wait (make check runs it in
+# the background while the foreground goes on); it generates the series
+# into SERIES_OUT, which such a run points to a directory of its own.
+if [ "$steps" != torture ]; then
+	exec 7>"$cache/.series.lock"
+	flock -n 7 || { echo "check-series: waiting for another run" >&2; flock 7; }
+fi
 
 t_all=$SECONDS
 stage "series: generate"
 bash "$top/scripts/series.sh"
-mapfile -t patches < <(find "$out" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort)
-n=${#patches[@]}
-[ "$n" -gt 0 ] || { echo "check-series: no patches in $out" >&2; exit 1; }
+mapfile -t all_patches < <(find "$out" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort)
+n=${#all_patches[@]}
+[ "$n" -gt 1 ] || { echo "check-series: no patches in $out" >&2; exit 1; }
 # (Not their dates, nor the commit ids that follow from them.)
-key=$(for p in "${patches[@]}"; do cat "$p"; done | grep -vE '^(From [0-9a-f]{40} |Date: )' |
+key=$(for p in "${all_patches[@]}"; do cat "$p"; done | grep -vE '^(From [0-9a-f]{40} |Date: )' |
 	sha256sum | cut -c1-12)
+# The last patch is the RFC, struct semaphore on psem's word; the others,
+# psem itself, are "the series" that the tree is built after, one by one,
+# and that kunit.py and locktorture run on. The RFC changes
+# <linux/semaphore.h>, which most of the kernel includes: it is built
+# once in the lockdep configuration of the others (its own object, on
+# top of them) and whole in configs/sem-7.3.config's (scripts/build-kernel.sh
+# sem-7.3, the test kernel scripts/check-semaphore.sh boots), and its
+# files are never left changed in the series' tree.
+rfc=${all_patches[-1]}
+grep -q '^Subject: \[PATCH RFC ' "$rfc" || { echo "check-series: ${rfc##*/} is not the RFC" >&2; exit 1; }
+patches=("${all_patches[@]:0:n-1}")
 results=$cache/series/results-$key.txt
 stage_done "$n patches (key $key)"
 
@@ -72,8 +94,10 @@ tree=$cache/work/series-tree
 fails=()
 summary=()
 
-# The files the series changes or adds, by their paths in the tree.
+# The files the series (the RFC aside) changes or adds, by their paths in
+# the tree.
 series_files() { sed -n 's@^+++ b/\(.*\)$@\1@p' "${patches[@]}" | sort -u; }
+rfc_files() { sed -n 's@^+++ b/\(.*\)$@\1@p' "$rfc" | sort -u; }
 
 # reset_tree: the tree back to the pristine 7.3.4, unchanged files keeping
 # their times (so the cached build stays valid for them); every file the
@@ -117,6 +141,38 @@ config_for() {
 	done
 }
 
+# rfc_gate: the RFC on top of the series: it applies, and its object
+# builds W=1 in the series' (lockdep, KASAN) configuration; then its files
+# go back to 7.3.4's, their times included, and the object goes, so that
+# nothing built in this tree sees the patched header. The whole kernel
+# with it is the sem-7.3 test kernel, built W=1 from 7.3.4 and the RFC's
+# two files (scripts/build-kernel.sh, cached by their content): no warning
+# in them.
+rfc_gate() {
+	local t0=$SECONDS log=$logdir/series-build-$n.log ok=0 f kdir warn
+	apply "$rfc" || { echo "series: ${rfc##*/} does not apply on top of the others"; return 1; }
+	if ! kmake W=1 kernel/locking/semaphore.o >"$log" 2>&1; then
+		grep -E 'error|Error' "$log" | head -n 20; echo "series: kernel/locking/semaphore.o does not build ($log)"; ok=1
+	elif grep -E 'warning:|WARNING:' "$log"; then
+		echo "series: warnings in kernel/locking/semaphore.o ($log)"; ok=1
+	fi
+	patch -d "$tree" -p1 -s -R --no-backup-if-mismatch <"$rfc" || ok=1
+	while read -r f; do
+		if cmp -s "$src/$f" "$tree/$f"; then
+			touch -r "$src/$f" "$tree/$f"
+		else
+			echo "series: $f not restored"; ok=1
+		fi
+	done < <(rfc_files)
+	rm -f "$bout/kernel/locking/semaphore.o"
+	kdir=$("$top/scripts/build-kernel.sh" sem-7.3) || { echo "series: the sem-7.3 kernel does not build"; return 1; }
+	warn=$(grep -iE 'warning:' "$kdir/.psem-build.log" | grep -E "$(rfc_files | paste -sd'|')" || true)
+	[ -z "$warn" ] || { echo "$warn"; echo "series: warnings in the RFC's files ($kdir/.psem-build.log)"; ok=1; }
+	echo "series: $n/$n ${rfc##*/}: its object built W=1 on top of the others in $((SECONDS - t0))s;" \
+		"the whole kernel W=1 as sem-7.3 ($kdir)"
+	return $ok
+}
+
 gates() {
 	local ok=0 t0 i p log cp_bad=0 allow=$top/upstream/checkpatch-allow
 
@@ -156,13 +212,14 @@ gates() {
 		echo "series: $((i + 1))/$n ${p##*/}: built in $((SECONDS - t0))s ($(grep -cE '^ +(CC|LD|AR)( \[M\])? ' "$log" || true) objects)"
 	done
 	[ $ok = 0 ] || { stage_done FAILED; return 1; }
+	rfc_gate || { stage_done FAILED; return 1; }
 	echo "$key" >"$tree/.psem-series-key"
 	echo "$key" >"$bout/.psem-series-key"
 	stage_done ok
 
 	stage "series: checkpatch --strict, kernel-doc, get_maintainer"
 	local out_cp bad allowed=0
-	for p in "${patches[@]}"; do
+	for p in "${all_patches[@]}"; do
 		out_cp=$(cd "$tree" && perl scripts/checkpatch.pl --strict --show-types -q "$p" 2>&1) || true
 		# Findings, one a record: TYPE, FILE, the first line of code.
 		bad=$(awk -v allow="$allow" '
@@ -187,6 +244,8 @@ gates() {
 		ok=1
 	local newc kd
 	mapfile -t newc < <(series_files | grep -E '^(include/linux/psem.*\.h|kernel/locking/psem.*\.[ch])$')
+	# The RFC's files as it leaves them: upstream/'s (the tree has 7.3.4's).
+	while read -r f; do newc+=("$top/upstream/${f##*/}"); done < <(rfc_files)
 	kd=$(cd "$tree" && python3 scripts/kernel-doc -none -Wall "${newc[@]}" 2>&1) || true
 	if [ -n "$kd" ]; then
 		echo "kernel-doc:"; sed 's/^/  /' <<<"$kd"; ok=1
@@ -267,8 +326,10 @@ kunit() {
 	# Keyed by the options, not the comments.
 	ukey=$( { echo "$srcver"; grep -v '^#' "$top/upstream/kunitconfig"; } | sha256sum | cut -c1-12)
 	ubuild=$cache/build/series-um-$ukey
-	kunit_run um "$ubuild" || ok=1
-	kunit_run "um, ncpus=2" "$ubuild" --kernel_args seccomp=on --kernel_args ncpus=2 || ok=1
+	case " $kruns " in *" um "*) kunit_run um "$ubuild" || ok=1 ;; esac
+	case " $kruns " in *" um2 "*)
+		kunit_run "um, ncpus=2" "$ubuild" --kernel_args seccomp=on --kernel_args ncpus=2 || ok=1 ;;
+	esac
 	stage_done "$([ $ok = 0 ] && echo ok || echo FAILED)"
 	return $ok
 }
@@ -349,10 +410,13 @@ done
 # The results, merged with those of earlier runs on the same patches (a
 # line replaces the one of the same step).
 if [ ${#summary[@]} -gt 0 ]; then
-	{ [ ! -f "$results" ] || cat "$results"; printf '%s\n' "${summary[@]}"; } |
-		awk '{ k = $0; sub(/:.*/, "", k); if (!(k in v)) o[n++] = k; v[k] = $0 }
-		     END { for (i = 0; i < n; i++) print v[o[i]] }' >"$results.tmp"
-	mv "$results.tmp" "$results"
+	(
+		flock 6
+		{ [ ! -f "$results" ] || cat "$results"; printf '%s\n' "${summary[@]}"; } |
+			awk '{ k = $0; sub(/:.*/, "", k); if (!(k in v)) o[n++] = k; v[k] = $0 }
+			     END { for (i = 0; i < n; i++) print v[o[i]] }' >"$results.tmp"
+		mv "$results.tmp" "$results"
+	) 6>"$cache/series/.results.lock"
 	bash "$top/scripts/series.sh" >/dev/null	# the cover letter's test matrix
 fi
 echo "series-check: $((SECONDS - t_all))s; ${#fails[@]} steps failed${fails[*]:+: ${fails[*]}}"

@@ -10,7 +10,8 @@
 #   model    the spin model (scripts/check-model.sh), then the litmus tests
 #            with the LKMMs of 6.1, 6.12 and 7.3 (scripts/check-litmus.sh)
 #   kunit    for each test kernel (--kernels, default debug rt debug-7.3
-#            kcsan-7.3; also by their printed names, debug-6.1 and rt-6.12):
+#            kcsan-7.3 sem-7.3; also by their printed names, debug-6.1 and
+#            rt-6.12; sem-7.3 is 7.3.4 with struct semaphore on psem's word):
 #            build the kernel (cached) and the modules, boot it in QEMU,
 #            load psem.ko, the kunit/*.ko and the example consumer, flip the
 #            debugfs switches, unload; parse the KTAP the KUnit modules
@@ -19,8 +20,7 @@
 #            filter_glob GLOB matches: see run_kernel
 #   torture  psem_torture.ko on the same test kernels (scripts/torture.sh),
 #            each in the background from the end of its kernel's KUnit
-#            stage, one at a time; their output is printed after the stock
-#            stage
+#            stage, one at a time; their output is printed at the end
 #   dkms     `dkms build` against the stock 7.3.4 image's module tree in a
 #            private DKMS tree under the cache (nothing is installed on the
 #            host), then the consumer built against what DKMS left
@@ -38,6 +38,13 @@
 #   tsan     the userspace TSan/ASan harness (scripts/check-tsan.sh)
 #   explore  the interleaving explorer and its mutants
 #            (scripts/check-explore.sh)
+#   series   the patch series against 7.3.4 (scripts/check-series.sh
+#            gates kunit torture: checkpatch and a W=1 build at every
+#            patch, kunit.py on UML, locktorture with each psem type),
+#            then its RFC patch, struct semaphore on psem's word, against
+#            7.3.4 unpatched (scripts/check-semaphore.sh); the patched
+#            kernel is also the test kernel sem-7.3 of the kunit and
+#            torture stages
 # scripts/setup.sh runs first, always. An unknown stage or kernel name, or
 # a malformed GLOB, exits 2 before anything runs.
 # Any splat on a console, a failed or missing suite, or a failed step fails
@@ -52,8 +59,8 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-all_stages="lint model kunit torture dkms stock native xfs tsan explore"
-all_kernels="debug rt debug-7.3 kcsan-7.3"
+all_stages="lint model kunit torture dkms stock native xfs tsan explore series"
+all_kernels="debug rt debug-7.3 kcsan-7.3 sem-7.3"
 usage() {
 	echo "usage: check.sh [--only STAGES] [--kernels KERNELS] [--suites GLOB]"
 	echo "  STAGES:  $all_stages (comma- or space-separated; default all)"
@@ -373,19 +380,71 @@ if want lint; then
 fi
 
 if want model; then
+	# A clean result is kept under the cache, keyed by the model, the
+	# script and the versions of spin and gcc, and not searched for again
+	# on the same input, as lint's checks (PSEM_MODEL_CACHE=0 runs it).
 	stage "spin model"
-	if bash "$top/scripts/check-model.sh"; then stage_done ok; else fail_step "spin model"; fi
+	mkey=$( { cat "$top"/model/*.pml "$top/scripts/check-model.sh"; spin -V; gcc --version | head -n 1; } |
+		sha256sum | cut -c1-16)
+	mdone=$cache/model-clean/$mkey
+	if [ "${PSEM_MODEL_CACHE:-1}" != 0 ] && [ -f "$mdone" ]; then
+		cat "$mdone"
+		echo "model: the result above is that of a clean run on the same model, script, spin and gcc"
+		stage_done "ok (cached)"
+	elif mkdir -p "$cache/model-clean" && bash "$top/scripts/check-model.sh" | tee "$mdone.tmp"; then
+		mv "$mdone.tmp" "$mdone"
+		stage_done ok
+	else
+		rm -f "$mdone.tmp"
+		fail_step "spin model"
+	fi
 	stage "litmus tests (herd7)"
 	if bash "$top/scripts/check-litmus.sh"; then stage_done ok; else fail_step litmus; fi
 fi
 
+# The series' gates (scripts/check-series.sh gates: checkpatch, a W=1
+# build after every patch), early, so that its locktorture, which boots
+# the kernel they leave, can run in the background with the tortures.
+series_gates='' series_torture_pid=''
+if want series; then
+	stage "series: gates"
+	if bash "$top/scripts/check-series.sh" gates; then
+		stage_done ok
+		series_gates=ok
+		mkdir -p "$cache/work"
+		(
+			flock 8
+			SERIES_OUT=$cache/work/series-bg bash "$top/scripts/check-series.sh" torture \
+				>"$logdir/series-torture.out" 2>&1
+		) 8>"$cache/work/.torture.lock" </dev/null &
+		series_torture_pid=$!
+		echo "== series: locktorture running in the background (output: $logdir/series-torture.out)"
+	else
+		fail_step "series gates"
+	fi
+fi
+# series_torture_done: wait for the series' locktorture; print it, count it.
+series_torture_done() {
+	[ -n "$series_torture_pid" ] || return 0
+	local rc=0
+	wait "$series_torture_pid" || rc=$?
+	stage "series: locktorture (it ran in the background)"
+	cat "$logdir/series-torture.out"
+	if [ $rc = 0 ]; then
+		stage_done ok
+	else
+		grep -E 'FAILED|splat' "$logdir/series-torture.out" | why_note
+		fail_step "series locktorture"
+	fi
+}
+
 # The torture of the test kernels runs in the background, one kernel at a
 # time, each from the end of that kernel's KUnit stage: beside the next
-# kernel's KUnit guest, and the last one beside the DKMS and stock stages (a
-# torture guest runs for a fixed time; a stock step is mostly a short module
-# build). So at most two guests run at once: each torture takes a lock
-# that the one before holds while it runs. Each torture's output is
-# printed, and its result counted, after the stock stage.
+# kernel's KUnit guest, and the last ones beside the stages after it (a
+# torture guest runs for a fixed time). So at most two guests run at once:
+# each torture, and the series' locktorture, takes a lock that the one
+# before holds while it runs. Each torture's output is printed, and its
+# result counted, at the end of the run.
 # PSEM_CHECK_TORTURE_BG=0 runs each torture in turn after its kernel's
 # KUnit instead.
 torture_s=${PSEM_TORTURE_DURATION:-60}
@@ -585,8 +644,6 @@ if [ -n "$dkms_boot" ] && [ $dkms_booted = 0 ]; then
 	if [ $rc = 0 ]; then stage_done ok; else stage_done FAILED; fi
 fi
 
-torture_done
-
 # The native benchmark's build and one short round of every cell, so that
 # it cannot rot (no timing is judged): one failure if either fails.
 if want native; then
@@ -614,6 +671,24 @@ if want explore; then
 	stage "explore"
 	if bash "$top/scripts/check-explore.sh"; then stage_done ok; else fail_step explore; fi
 fi
+
+# The series' kunit.py on UML, then its RFC patch, struct semaphore on
+# psem's word, against 7.3.4 unpatched (each failure counts as one failed
+# step); then the tortures that ran in the background, the series'
+# locktorture among them.
+if want series; then
+	stage "series: kunit.py"
+	if [ "$series_gates" = ok ] &&
+	   PSEM_SERIES_KUNIT=${PSEM_SERIES_KUNIT:-um} bash "$top/scripts/check-series.sh" kunit; then
+		stage_done ok
+	else
+		fail_step "series kunit.py"
+	fi
+	stage "struct semaphore on psem's word"
+	if bash "$top/scripts/check-semaphore.sh"; then stage_done ok; else fail_step semaphore; fi
+fi
+torture_done
+series_torture_done
 
 echo "check: finished in $((SECONDS - t_start))s"
 if [ -s "$why" ]; then

@@ -70,10 +70,19 @@ image_version() {
 
 # stock_kernel [KVER]: the Debian stock kernel that scripts/stock-kernel.sh
 # picks for KVER (none: the newest generic one). Sets stock_image,
-# stock_kdir and stock_ver (image_version).
+# stock_kdir and stock_ver (image_version). KVER may also name a test
+# kernel without lock debugging that scripts/build-kernel.sh builds
+# (sem-7.3, sem-7.3-unpatched): stock_ver is then its release.
 # shellcheck disable=SC2034 # used by the scripts that source this
 stock_kernel() {
 	local s
+	case ${1:-} in
+	sem-*)
+		stock_kdir=$("$top/scripts/build-kernel.sh" "$1") || return 1
+		stock_image=$stock_kdir/arch/x86/boot/bzImage
+		stock_ver=$(cat "$stock_kdir/include/config/kernel.release")
+		return 0 ;;
+	esac
 	s=$("$top/scripts/stock-kernel.sh" ${1:+"$1"}) || return 1
 	stock_image=$(sed -n 's/^KERNEL=//p' <<<"$s")
 	stock_kdir=$(sed -n 's/^KDIR=//p' <<<"$s")
@@ -109,6 +118,14 @@ log_part() {
 		$0 == want { on = 1; next }
 		/^==== PSEM/ { on = 0 }
 		on && !/^\[ *[0-9]+\.[0-9]+\] / { print }'
+}
+
+# xfs_ops LOG: the total of stress-ng's bogo operations in a guest-xfs.sh log.
+xfs_ops() {
+	tr -d '\r' <"$1" |
+		awk '/stress-ng: metrc: \[[0-9]+\] (dir|dentry|rename|link|xattr|chmod) +[0-9]+ / {
+			for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { n += $(i + 2); break }
+		} END { print n + 0 }'
 }
 
 # Console lines that mean the kernel is unhappy. The stock kernel's taint

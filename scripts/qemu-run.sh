@@ -69,7 +69,7 @@ boot() {
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		if [ $booted = 0 ]; then
-			if grep -q '^==== PSEM-GUEST-START' "$log"; then
+			if grep -qs '^==== PSEM-GUEST-START' "$log"; then
 				booted=1
 			elif [ $((SECONDS - start)) -ge "$boot_timeout" ]; then
 				kill "$pid" 2>/dev/null || true	# timeout relays it

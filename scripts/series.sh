@@ -9,8 +9,8 @@
 # The sources: kmod/ (the core, then the primitives), kunit/ (the suites)
 # and upstream/ (what has no other home: the Kconfig, Makefile and
 # MAINTAINERS text, the locktorture ops, Documentation/locking/psem.rst,
-# the commit messages and the cover letter). A scratch git repository
-# under $PSEM_CACHE/work/series-gen holds only the files the series
+# the commit messages and the cover letter). A scratch git repository, in
+# a temporary directory of its own, holds only the files the series
 # touches, at their pristine 7.3.4 content (the baseline commit); each
 # patch is one commit on it, and git format-patch writes the files.
 #
@@ -29,7 +29,9 @@ up=$top/upstream
 src=$("$top/scripts/build-kernel.sh" --source linux-source-7.3)
 [ -f "$src/MAINTAINERS" ] || { echo "series: no 7.3 source at $src" >&2; exit 2; }
 srcver=$(basename "$src")
-work=$cache/work/series-gen
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+work=$tmp/gen
 
 name=$(git -C "$top" config user.name) || { echo "series: no git user.name" >&2; exit 2; }
 email=$(git -C "$top" config user.email) || { echo "series: no git user.email" >&2; exit 2; }
@@ -42,7 +44,8 @@ export GIT_COMMITTER_NAME="$name" GIT_COMMITTER_EMAIL="$email" GIT_COMMITTER_DAT
 
 # The files of 7.3.4 that the series changes.
 touched=(MAINTAINERS kernel/Kconfig.locks kernel/locking/Makefile
-	 kernel/locking/locktorture.c Documentation/locking/index.rst)
+	 kernel/locking/locktorture.c Documentation/locking/index.rst
+	 include/linux/semaphore.h kernel/locking/semaphore.c)
 
 rm -rf "$work" && mkdir -p "$work"
 g() { git -C "$work" "$@"; }
@@ -146,8 +149,6 @@ insert_after() {
 	awk -v a="$2" -v t="$3" '{ print } !done && $0 == a { while ((getline l < t) > 0) print l; done = 1 }' \
 		"$1" >"$1.tmp" && mv "$1.tmp" "$1"
 }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # series_key DIR: the key of the patches in DIR (not the cover letter, not
 # their dates),
 # under which scripts/check-series.sh records its results.
@@ -241,6 +242,14 @@ awk '/^Instruction counts \(stock 6\.1\)$/ { sec = 1 }
      sec && /^[A-Z].*/ && !/^Instruction counts/ && hdr { exit }' \
 	"$top/Documentation/benchmarks.rst" >"$tmp/bench"
 [ -s "$tmp/bench" ] || { echo "series: no instruction counts in Documentation/benchmarks.rst" >&2; exit 1; }
+# And the first literal block of its section "struct semaphore on psem's
+# word", for the cover letter.
+awk '/^struct semaphore on psem.s word$/ { sec = 1; next }
+     sec && !lit && /::$/ { lit = 1; next }
+     lit && /^$/ { if (n) blank++; next }
+     lit && /^    / { for (; blank > 0; blank--) print ""; sub(/^    /, "  "); print; n++; next }
+     lit && n { exit }' "$top/Documentation/benchmarks.rst" >"$tmp/sem"
+[ -s "$tmp/sem" ] || { echo "series: no struct semaphore table in Documentation/benchmarks.rst" >&2; exit 1; }
 
 # 5: the documentation, with the counts as a literal block.
 awk -v b="$tmp/bench" '$0 == "@BENCH@" { while ((getline l < b) > 0) print l; next } { print }' \
@@ -251,10 +260,19 @@ printf 'F:\tDocumentation/locking/psem.rst\n' >"$tmp/f5"
 insert_before "$work/MAINTAINERS" "$(printf 'F:\tinclude/linux/psem.h')" "$tmp/f5"
 commit 5
 
+# 6 (RFC): struct semaphore on psem's word. upstream/semaphore.[ch] are the
+# two files as the patch leaves them (configs/sem-7.3.config lays the same
+# files over 7.3.4 for the test kernel that scripts/check-semaphore.sh
+# boots); they touch no file of patches 1-5.
+cp "$up/semaphore.h" "$work/include/linux/semaphore.h"
+cp "$up/semaphore.c" "$work/kernel/locking/semaphore.c"
+commit 6
+
 # The cover letter: upstream/cover-letter.txt, its first paragraph the
 # subject, with @N@ (the number of patches), @BENCH@ (the instruction
-# counts of Documentation/benchmarks.rst's first table) and @MATRIX@ (what
-# scripts/check-series.sh recorded for exactly these patches) filled in.
+# counts of Documentation/benchmarks.rst's first table), @SEM@ (the RFC's
+# figures, from the same file) and @MATRIX@ (what scripts/check-series.sh
+# recorded for exactly these patches) filled in.
 n=$(g rev-list --count "$base..HEAD")
 strip_head "$up/cover-letter.txt" | sed "s/@N@/$n/g" >"$tmp/cover"
 g config branch.base.description "$(cat "$tmp/cover")"
@@ -262,6 +280,12 @@ printf 'MAINTAINERS\nDocumentation/*\ninclude/*\nkernel/*\n' >"$tmp/order"
 rm -rf "$out" && mkdir -p "$out"
 g format-patch -q -O"$tmp/order" --cover-letter --cover-from-description=subject \
 	--subject-prefix=PATCH -o "$out" "$base..HEAD"
+# The last patch is an RFC.
+rfc=$(printf '%s/%04d-*.patch' "$out" "$n")
+# shellcheck disable=SC2086 # the glob
+sed -i "s/^Subject: \[PATCH $n\/$n\] /Subject: [PATCH RFC $n\/$n] /" $rfc
+# shellcheck disable=SC2086
+grep -q "^Subject: \[PATCH RFC $n/$n\] " $rfc || { echo "series: patch $n not marked RFC" >&2; exit 1; }
 
 key=$(series_key "$out")
 results=$cache/series/results-$key.txt
@@ -291,8 +315,9 @@ results=$cache/series/results-$key.txt
 	fi
 } >"$tmp/matrix"
 cover=$(echo "$out"/0000-*.patch)
-awk -v b="$tmp/bench" -v m="$tmp/matrix" '
+awk -v b="$tmp/bench" -v m="$tmp/matrix" -v sm="$tmp/sem" '
 	$0 == "@BENCH@" { while ((getline l < b) > 0) print l; next }
+	$0 == "@SEM@" { while ((getline l < sm) > 0) print l; next }
 	$0 == "@MATRIX@" { while ((getline l < m) > 0) print l; next }
 	{ print }' "$cover" >"$cover.tmp" && mv "$cover.tmp" "$cover"
 echo "series: $n patches and a cover letter in $out (key $key)"
