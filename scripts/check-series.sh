@@ -47,7 +47,7 @@ for s in $steps; do
 	esac
 done
 jobs=${PSEM_SERIES_JOBS:-2}
-# The kunit step's runs: um (one CPU), um2 (two); make check runs um only.
+# The kunit step's runs: um (one CPU), um2 (two); make check runs um2 only.
 kruns=${PSEM_SERIES_KUNIT:-um um2}
 for r in $kruns; do
 	case $r in um | um2) ;; *) echo "check-series: PSEM_SERIES_KUNIT: um, um2" >&2; exit 2 ;; esac

@@ -679,7 +679,7 @@ fi
 if want series; then
 	stage "series: kunit.py"
 	if [ "$series_gates" = ok ] &&
-	   PSEM_SERIES_KUNIT=${PSEM_SERIES_KUNIT:-um} bash "$top/scripts/check-series.sh" kunit; then
+	   PSEM_SERIES_KUNIT=${PSEM_SERIES_KUNIT:-um2} bash "$top/scripts/check-series.sh" kunit; then
 		stage_done ok
 	else
 		fail_step "series kunit.py"
