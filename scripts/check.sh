@@ -412,10 +412,16 @@ if want series; then
 		stage_done ok
 		series_gates=ok
 		mkdir -p "$cache/work"
+		rm -f "$logdir/series-torture.rc"
+		# Its status goes to a file: bash keeps the statuses of only so
+		# many finished background jobs, and this one is the oldest (an
+		# empty-cache run lost it: "wait: pid ... is not a child").
 		(
 			flock 8
+			rc=0
 			SERIES_OUT=$cache/work/series-bg bash "$top/scripts/check-series.sh" torture \
-				>"$logdir/series-torture.out" 2>&1
+				>"$logdir/series-torture.out" 2>&1 || rc=$?
+			echo "$rc" >"$logdir/series-torture.rc"
 		) 8>"$cache/work/.torture.lock" </dev/null &
 		series_torture_pid=$!
 		echo "== series: locktorture running in the background (output: $logdir/series-torture.out)"
@@ -426,14 +432,16 @@ fi
 # series_torture_done: wait for the series' locktorture; print it, count it.
 series_torture_done() {
 	[ -n "$series_torture_pid" ] || return 0
-	local rc=0
-	wait "$series_torture_pid" || rc=$?
+	local rc
+	wait "$series_torture_pid" 2>/dev/null || true
+	rc=$(cat "$logdir/series-torture.rc" 2>/dev/null) || rc=none
 	stage "series: locktorture (it ran in the background)"
 	cat "$logdir/series-torture.out"
-	if [ $rc = 0 ]; then
+	if [ "$rc" = 0 ]; then
 		stage_done ok
 	else
-		grep -E 'FAILED|splat' "$logdir/series-torture.out" | why_note
+		{ echo "series locktorture: status $rc"
+		  grep -E 'FAILED|splat' "$logdir/series-torture.out" || true; } | why_note
 		fail_step "series locktorture"
 	fi
 }
