@@ -101,6 +101,7 @@ unsigned long sem_last_holder(struct semaphore *sem)
  */
 static __always_inline bool __sem_try_acquire(struct semaphore *sem)
 {
+	/* Unordered: only the compare-exchange that uses it orders. */
 	s64 old = atomic64_read(&sem->state);
 
 	do {
@@ -229,6 +230,7 @@ EXPORT_SYMBOL(down_timeout);
  */
 void __sched up(struct semaphore *sem)
 {
+	/* Unordered: only the compare-exchange that uses it orders. */
 	s64 old = atomic64_read(&sem->state);
 
 	/*
@@ -289,6 +291,7 @@ void sem_del_waiter(struct semaphore *sem, struct semaphore_waiter *waiter)
 static inline bool sem_acquire_or_queue(struct semaphore *sem,
 					struct semaphore_waiter *waiter)
 {
+	/* Unordered: only the compare-exchanges that use it order. */
 	s64 old = atomic64_read(&sem->state);
 
 	for (;;) {
