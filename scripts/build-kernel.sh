@@ -11,6 +11,9 @@
 #   scripts/build-kernel.sh --source [FLAVOUR|linux-source-X.Y]
 #                                  only extract; print the source tree
 #                                  (default linux-source-6.1)
+#   scripts/build-kernel.sh --dir FLAVOUR
+#                                  print the build directory FLAVOUR has or
+#                                  would have (extracts and builds nothing)
 #   scripts/build-kernel.sh --name FLAVOUR
 #                                  print the flavour's name with its kernel
 #                                  series, e.g. rt-6.12 (extracts nothing;
@@ -36,7 +39,13 @@
 # lay the repository's file SRC over the source's DST (sem-7.3: the
 # series' RFC patch, whole files); such a flavour is built with W=1, its
 # log kept in the build directory as .psem-build.log, and its release
-# names it (7.3.4-sem-7.3).
+# names it (7.3.4-sem-7.3). A line "# psem-build: OPTION..." asks for W=1
+# (its log kept as for overlays) and "relative": the object directory is
+# then the subdirectory obj/ of the flavour's own hard-linked copy of the
+# source, where kbuild's paths are relative ("..", not the source's
+# absolute path), so that a copy of source and objects elsewhere is still
+# up to date for make (debug-7.3: the series' tree starts from a copy of
+# its objects, scripts/check-series.sh).
 # The tree is extracted once per package version and the build is cached
 # outside the repository under $PSEM_CACHE (default /var/cache/psem), keyed
 # by the source package's name and version and the content of the config
@@ -44,10 +53,11 @@
 # (usable as KDIR) on stdout.
 set -euo pipefail
 
-usage="usage: build-kernel.sh FLAVOUR | --source [FLAVOUR|PACKAGE] | --name FLAVOUR | --stock UNAME | --prepare FLAVOUR"
+usage="usage: build-kernel.sh FLAVOUR | --source [FLAVOUR|PACKAGE] | --dir FLAVOUR | --name FLAVOUR | --stock UNAME | --prepare FLAVOUR"
 mode=build
 case ${1:-} in
 --source) mode=source; shift ;;
+--dir) mode=dir; shift ;;
 --name) mode=name; shift ;;
 --stock) mode=stock; shift ;;
 --prepare) mode=prepare; shift ;;
@@ -59,7 +69,7 @@ cache=${PSEM_CACHE:-/var/cache/psem}
 # The source package: given, named by the flavour's fragment, or 6.1.
 flavour=${1:-}
 pkg=linux-source-6.1
-overlays=() unpatched=0
+overlays=() unpatched=0 w1=0 relative=0
 case $mode:$flavour in
 stock:?*)
 	# A stock image's release, e.g. 7.3.4+deb13-amd64: its series'
@@ -73,7 +83,7 @@ stock:?*)
 	done
 	frags=("$stock_config")
 	;;
-prepare:linux-source-* | prepare:) echo "$usage" >&2; exit 2 ;;
+prepare:linux-source-* | prepare: | dir:linux-source-* | dir:) echo "$usage" >&2; exit 2 ;;
 *:linux-source-*) pkg=$flavour flavour= ;;
 *:) [ $mode = source ] || { echo "$usage" >&2; exit 2; } ;;
 *)
@@ -87,6 +97,17 @@ prepare:linux-source-* | prepare:) echo "$usage" >&2; exit 2 ;;
 	mapfile -t overlays < <(sed -n 's/^# psem-overlay:[[:space:]]*\([^[:space:]]*\)[[:space:]]\{1,\}\([^[:space:]]*\)[[:space:]]*$/\1 \2/p' "${frags[1]}")
 	p=$(sed -n 's/^# psem-source:[[:space:]]*\(linux-source-[0-9.]*\)[[:space:]]*$/\1/p' "${frags[1]}")
 	pkg=${p:-$pkg}
+	[ ${#overlays[@]} -eq 0 ] || w1=1
+	read -r -a bopts <<<"$(sed -n 's/^# psem-build:\(.*\)$/\1/p' "${frags[1]}")"
+	for o in "${bopts[@]}"; do
+		case $o in
+		W=1) w1=1 ;;
+		relative) relative=1 ;;
+		*) echo "build-kernel: ${frags[1]}: unknown psem-build option '$o'" >&2; exit 2 ;;
+		esac
+	done
+	[ $relative = 0 ] || [ ${#overlays[@]} -eq 0 ] ||
+		{ echo "build-kernel: ${frags[1]}: overlays and a relative build do not go together" >&2; exit 2; }
 	;;
 esac
 series=${pkg#linux-source-}
@@ -111,9 +132,27 @@ else
 	exit 2
 fi
 src=$cache/src/$pkg-$srcver
+# The build directory. (The 6.1 flavours' key leaves the package name out,
+# as it always did, so that their existing caches stay valid. A
+# prepared-only tree has its own key and directory, so that it never
+# passes for a built kernel. A relative build: the directory is the
+# source's copy, its obj/ the build.)
+if [ $mode != source ]; then
+	key=$( { [ $mode != prepare ] || echo prepare; [ "$pkg" = linux-source-6.1 ] || echo "$pkg"
+		 echo "$srcver"; cat "${frags[@]}"
+		 [ ${#overlays[@]} -eq 0 ] || echo "overlays, unpatched=$unpatched"; } |
+		sha256sum | cut -c1-12)
+	out=$cache/build/$flavour-$key
+	[ $mode != prepare ] || out=$cache/build/prepared-$flavour-$key
+	[ $relative = 0 ] || out=$out/obj
+fi
+if [ $mode = dir ]; then
+	echo "$out"
+	exit 0
+fi
 mkdir -p "$cache"
 (
-	flock 8	# one extraction at a time
+	flock 8	# one extraction of a package at a time
 	mkdir -p "$cache/src"
 	if [ ! -f "$src/.psem-extracted" ]; then
 		echo "build-kernel: extracting $pkg $srcver" >&2
@@ -121,7 +160,7 @@ mkdir -p "$cache"
 		tar -xJf "$tarball" -C "$src.tmp" --strip-components=1
 		mv "$src.tmp" "$src" && touch "$src/.psem-extracted"
 	fi
-) 8>"$cache/.extract.lock"
+) 8>"$cache/.extract-$pkg.lock"
 if [ $mode = source ]; then
 	echo "$src"
 	exit 0
@@ -154,19 +193,13 @@ if [ ${#overlays[@]} -gt 0 ] && [ $unpatched = 0 ]; then
 			cmp -s "$top/${o%% *}" "$osrc/${o#* }" ||
 				{ rm -f "$osrc/${o#* }" && cp "$top/${o%% *}" "$osrc/${o#* }"; }
 		done
-	) 8>"$cache/.extract.lock"
+	) 8>"$cache/.extract-$pkg.lock"
 	src=$osrc
 fi
 
-# (The 6.1 flavours' key leaves the package name out, as it always did, so
-# that their existing caches stay valid. A prepared-only tree has its own
-# key and directory, so that it never passes for a built kernel.)
-key=$( { [ $mode != prepare ] || echo prepare; [ "$pkg" = linux-source-6.1 ] || echo "$pkg"
-	 echo "$srcver"; cat "${frags[@]}"
-	 [ ${#overlays[@]} -eq 0 ] || echo "overlays, unpatched=$unpatched"; } | sha256sum | cut -c1-12)
-out=$cache/build/$flavour-$key
-[ $mode != prepare ] || out=$cache/build/prepared-$flavour-$key
-mk() { make -C "$src" O="$out" -s "$@"; }
+msrc=$src
+[ $relative = 0 ] || msrc=${out%/obj}
+mk() { make -C "$msrc" O="$out" -s "$@"; }
 if [ -f "$out/.psem-built" ]; then
 	if [ "$(cat "$out/.psem-overlay-key" 2>/dev/null)" != "$okey" ]; then
 		echo "build-kernel: $flavour's overlays changed: rebuilding in $out" >&2
@@ -235,6 +268,9 @@ else
 	echo "build-kernel: building the $flavour kernel ($pkg $srcver) in $out (several minutes)" >&2
 fi
 t0=$SECONDS
+if [ $relative = 1 ]; then
+	rm -rf "$msrc" "$msrc.tmp" && cp -al "$src" "$msrc.tmp" && mv "$msrc.tmp" "$msrc"
+fi
 rm -rf "$out" && mkdir -p "$out"
 mk tinyconfig >&2
 "$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
@@ -271,12 +307,13 @@ if [ $mode = prepare ]; then
 	exit 0
 fi
 
-if [ ${#overlays[@]} -eq 0 ]; then
+if [ $w1 = 0 ]; then
 	mk -j"$(nproc)" bzImage modules >&2
 else
 	# A patch under test is built with W=1 (both sides, the same
 	# flags), the log kept for scripts/check-series.sh to judge the
-	# warnings in the overlaid files.
+	# warnings in the overlaid files; so is a build that the series'
+	# W=1 builds start from.
 	mk -j"$(nproc)" W=1 bzImage modules >"$out/.psem-build.log" 2>&1 ||
 		{ tail -n 30 "$out/.psem-build.log" >&2; exit 1; }
 fi

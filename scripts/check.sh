@@ -370,9 +370,43 @@ run_kernel() {
 	return $ok
 }
 
+# cpu_idle: the CPUs' idle and busy time so far (/proc/stat, in ticks).
+cpu_idle() { awk '$1 == "cpu" { print $5 + $6, $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+read -r idle0 busy0 < <(cpu_idle)
+
 stage "setup"
 bash "$top/scripts/setup.sh"
 stage_done ok
+
+# The kernels' builds start at once, in the background, one at a time, in
+# the order the run needs them (the series' gates start from debug-7.3's
+# objects and build sem-7.3): the stages before them (lint, the model)
+# leave a CPU idle much of the time, and so do the KUnit guests that follow
+# each. A stage that needs a kernel asks scripts/build-kernel.sh for it as
+# before, which waits on that flavour's lock while the builder holds it
+# and then finds it built; a build that failed here is tried again there,
+# where its error is shown. (Nothing to do when they are all cached.)
+prebuilt=$logdir/prebuild
+rm -rf "$prebuilt" && mkdir -p "$prebuilt"
+if want kunit || want torture || want series; then
+	order=''
+	! want series || order="debug-7.3 sem-7.3"
+	if want kunit || want torture; then
+		for f in $kernels; do
+			case " $order " in *" $f "*) ;; *) order+=" $f" ;; esac
+		done
+	fi
+	order=${order# }
+	(
+		for f in $order; do
+			"$top/scripts/build-kernel.sh" "$f" >/dev/null 2>"$prebuilt/$f.log" ||
+				echo "build-kernel $f: failed" >>"$prebuilt/$f.log"
+		done
+	) </dev/null &
+	echo "== kernels: building in the background, in this order: $order (logs: $prebuilt)"
+fi
+# prebuilt FLAVOUR: what the background build of FLAVOUR said (its time).
+prebuilt() { sed -n 's/^build-kernel: built /  (in the background) &/p' "$prebuilt/$1.log" 2>/dev/null; }
 
 if want lint; then
 	stage "lint"
@@ -517,6 +551,7 @@ for flavour in $kernels; do
 		continue
 	fi
 	[ ! -s "$blog" ] || echo "built $kdir (log: $blog)"
+	prebuilt "$flavour"
 	stage_done ok
 	stage "$label kernel: modules, boot, KUnit"
 	rc=0
@@ -698,7 +733,9 @@ fi
 torture_done
 series_torture_done
 
-echo "check: finished in $((SECONDS - t_start))s"
+read -r idle1 busy1 < <(cpu_idle)
+echo "check: finished in $((SECONDS - t_start))s; the CPUs were idle" \
+	"$(( 100 * (idle1 - idle0) / (idle1 - idle0 + busy1 - busy0 + 1) ))% of it"
 if [ -s "$why" ]; then
 	echo "check: why (the first lines of each; the logs are in $logdir):"
 	cat "$why"
