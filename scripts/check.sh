@@ -45,8 +45,9 @@
 #            7.3.4 unpatched (scripts/check-semaphore.sh); the patched
 #            kernel is also the test kernel sem-7.3 of the kunit and
 #            torture stages
-# scripts/setup.sh runs first, always. An unknown stage or kernel name, or
-# a malformed GLOB, exits 2 before anything runs.
+# scripts/setup.sh runs first, always; then the kernels the kunit, torture
+# and series stages need start building in the background. An unknown
+# stage or kernel name, or a malformed GLOB, exits 2 before anything runs.
 # Any splat on a console, a failed or missing suite, or a failed step fails
 # the run. The last line is "N passed, F failed": N KUnit tests passed over
 # all test kernels, F failed or crashed tests plus failed steps.
@@ -447,9 +448,7 @@ if want series; then
 		series_gates=ok
 		mkdir -p "$cache/work"
 		rm -f "$logdir/series-torture.rc"
-		# Its status goes to a file: bash keeps the statuses of only so
-		# many finished background jobs, and this one is the oldest (an
-		# empty-cache run lost it: "wait: pid ... is not a child").
+		# Its status goes to a file, as the tortures' do (torture_start).
 		(
 			flock 8
 			rc=0
@@ -489,19 +488,27 @@ series_torture_done() {
 # result counted, at the end of the run.
 # PSEM_CHECK_TORTURE_BG=0 runs each torture in turn after its kernel's
 # KUnit instead.
+# Each torture's status goes to a file, torture-FLAVOUR.rc: bash forgets
+# the status of a finished background job whose PID a new child of the
+# shell gets, and PIDs wrap within one run here (pid_max 32768, the builds'
+# compilers): an empty-cache run lost the oldest job's that way ("wait: pid
+# ... is not a child of this shell").
 torture_s=${PSEM_TORTURE_DURATION:-60}
 torture_pids=()
 # torture_start FLAVOUR: start FLAVOUR's torture.
 torture_start() {
 	want torture || return 0
+	rm -f "$logdir/torture-$1.rc"
 	(
 		flock 8
+		rc=0
 		PSEM_TORTURE_KERNELS=$1 KDIR='' \
-			bash "$top/scripts/torture.sh" "" "$torture_s" >"$logdir/torture-$1.out" 2>&1
+			bash "$top/scripts/torture.sh" "" "$torture_s" >"$logdir/torture-$1.out" 2>&1 || rc=$?
+		echo "$rc" >"$logdir/torture-$1.rc"
 	) 8>"$cache/work/.torture.lock" </dev/null &
 	torture_pids+=("$!")
 	if [ "${PSEM_CHECK_TORTURE_BG:-1}" = 0 ]; then
-		wait "$!" && torture_pids[-1]=ok || torture_pids[-1]=failed
+		wait "$!" || true
 	else
 		echo "== torture ($1): running in the background (output: $logdir/torture-$1.out)"
 	fi
@@ -511,12 +518,8 @@ torture_done() {
 	local f i=0 rc
 	want torture || return 0
 	for f in $kernels; do
-		rc=0
-		case ${torture_pids[i]} in
-		ok) ;;
-		failed) rc=1 ;;
-		*) wait "${torture_pids[i]}" || rc=$? ;;
-		esac
+		wait "${torture_pids[i]}" 2>/dev/null || true
+		rc=$(cat "$logdir/torture-$f.rc" 2>/dev/null) || rc=none
 		i=$((i + 1))
 		stage "torture ($f: ${torture_s}s, then the busted lock)"
 		cat "$logdir/torture-$f.out" 2>/dev/null

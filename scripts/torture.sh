@@ -320,8 +320,11 @@ torture_kernel() {
 failed=()
 if [ -n "$kdir_arg" ]; then
 	kdir=$(cd "$kdir_arg" && pwd)
-	torture_kernel "$(basename "$kdir")" "$kdir" "${kernel_arg:-$kdir/arch/x86/boot/bzImage}" ||
-		failed+=("$(basename "$kdir")")
+	# (A relative build's directory is its source copy's obj/.)
+	name=$(basename "$kdir")
+	[ "$name" != obj ] || name=$(basename "$(dirname "$kdir")")
+	torture_kernel "$name" "$kdir" "${kernel_arg:-$kdir/arch/x86/boot/bzImage}" ||
+		failed+=("$name")
 else
 	for flavour in ${PSEM_TORTURE_KERNELS:-debug kcsan-7.3}; do
 		if ! kdir=$("$top/scripts/build-kernel.sh" "$flavour"); then
