@@ -269,7 +269,8 @@ else
 fi
 t0=$SECONDS
 if [ $relative = 1 ]; then
-	rm -rf "$msrc" "$msrc.tmp" && cp -al "$src" "$msrc.tmp" && mv "$msrc.tmp" "$msrc"
+	rm -rf "$msrc" "$msrc.tmp" && mkdir -p "$cache/build" &&
+		cp -al "$src" "$msrc.tmp" && mv "$msrc.tmp" "$msrc"
 fi
 rm -rf "$out" && mkdir -p "$out"
 mk tinyconfig >&2
