@@ -4,6 +4,7 @@
 #
 #   scripts/check-xfs.sh [KERNEL...]
 #   scripts/check-xfs.sh --image stock|own|psem KERNEL OUT.cpio
+#   scripts/check-xfs.sh --build [KERNEL...]
 #
 # KERNEL is "debug" (the lockdep + KASAN test kernel, scripts/build-kernel.sh
 # debug) or a Debian stock kernel as scripts/stock-kernel.sh names it (e.g.
@@ -22,7 +23,8 @@
 # xfs.ko, installed in /lib/modules or, for 7.3, from the
 # linux-modules-<ver> package that scripts/fetch-7x.sh unpacks) and prints
 # KERNEL=<image> and XFS_KO=<the xfs.ko it holds, as found: .ko or .ko.xz>;
-# scripts/bench-xfs.sh boots it.
+# scripts/bench-xfs.sh boots it. --build only builds the psem xfs.ko for
+# each KERNEL (make check's background builds, ahead of its xfs stage).
 #
 # Environment: PSEM_XFS_OPS (bogo operations per stressor, default 200),
 # PSEM_XFS_ROUNDS (default 1), PSEM_XFS_FIO=1 (add fio's random writes and
@@ -170,8 +172,16 @@ if [ "${1:-}" = --image ]; then
 	exit 0
 fi
 
+build_only=0
+if [ "${1:-}" = --build ]; then build_only=1; shift; fi
 # shellcheck disable=SC2086 # one word per kernel
 [ $# -gt 0 ] || set -- ${PSEM_XFS_KERNELS:-debug 6.12 7.3}
+if [ $build_only = 1 ]; then
+	for k in "$@"; do
+		resolve "$k" && "$top/scripts/xfs-build.sh" "$k_kdir" >/dev/null || exit 1
+	done
+	exit 0
+fi
 # What runs: psem's xfs.ko ("xfs on psem"), or the kernel's own
 # ("xfs (own xfs.ko)"): on the sem-7.3 kernel, unmodified XFS on
 # struct semaphore on psem's word (scripts/check-semaphore.sh).
