@@ -17,6 +17,8 @@
 #          each rebuilds; kernel-doc -Wall on the new files;
 #          get_maintainer.pl -f names the MAINTAINERS entry for each.
 #          Prints "series: N patches, checkpatch clean, builds at every patch".
+# um_build only kunit.py build, the UML kernel of the kunit step (make
+#          check builds it in the background, ahead of that step)
 # kunit    tools/testing/kunit/kunit.py run --kunitconfig=kernel/locking/psem-tests
 #          on UML in the patched tree (build cached under
 #          $PSEM_CACHE/build/series-um), twice: as is (one CPU: what needs
@@ -42,8 +44,8 @@ set -euo pipefail
 
 steps=${*:-gates kunit qemu torture}
 for s in $steps; do
-	case $s in gates | kunit | qemu | torture) ;; *)
-		echo "usage: check-series.sh [gates|kunit|qemu|torture]..." >&2; exit 2 ;;
+	case $s in gates | kunit | um_build | qemu | torture) ;; *)
+		echo "usage: check-series.sh [gates|kunit|um_build|qemu|torture]..." >&2; exit 2 ;;
 	esac
 done
 jobs=${PSEM_SERIES_JOBS:-2}
@@ -333,13 +335,26 @@ kunit_run() {
 # The plain run first, as upstream's users run it (UML, one CPU: what
 # needs a second CPU skips), then with two CPUs (SMP, which UML runs only
 # with seccomp), where the race suites run in full.
+# um_dir: the UML build's directory, keyed by the options, not the comments.
+um_dir() {
+	echo "$cache/build/series-um-$( { echo "$srcver"; grep -v '^#' "$top/upstream/kunitconfig"; } |
+		sha256sum | cut -c1-12)"
+}
+um_build() {
+	local ok=0 log=$logdir/series-kunit-build.log
+	stage "series: kunit.py build on UML (-j$jobs)"
+	final_tree || { echo "check-series: the series does not apply"; stage_done FAILED; return 1; }
+	(cd "$tree" && python3 tools/testing/kunit/kunit.py build --kunitconfig=kernel/locking/psem-tests \
+		--build_dir="$(um_dir)" --jobs="$jobs") >"$log" 2>&1 || { tail -n 20 "$log"; ok=1; }
+	stage_done "$([ $ok = 0 ] && echo ok || echo FAILED)"
+	return $ok
+}
+
 kunit() {
-	local ok=0 ukey ubuild
+	local ok=0 ubuild
 	stage "series: kunit.py run on UML (-j$jobs), one CPU and two"
 	final_tree || { echo "check-series: the series does not apply"; stage_done FAILED; return 1; }
-	# Keyed by the options, not the comments.
-	ukey=$( { echo "$srcver"; grep -v '^#' "$top/upstream/kunitconfig"; } | sha256sum | cut -c1-12)
-	ubuild=$cache/build/series-um-$ukey
+	ubuild=$(um_dir)
 	case " $kruns " in *" um "*) kunit_run um "$ubuild" || ok=1 ;; esac
 	case " $kruns " in *" um2 "*)
 		kunit_run "um, ncpus=2" "$ubuild" --kernel_args seccomp=on --kernel_args ncpus=2 || ok=1 ;;

@@ -398,19 +398,23 @@ if want kunit || want torture || want series; then
 		done
 	fi
 	order=${order# }
-	# Then psem's xfs.ko for the xfs stage's kernels (its build is
-	# incremental and locked per kernel: that stage finds it built).
-	xfs_build=''
-	! want xfs || xfs_build="; then the psem xfs.ko for ${PSEM_XFS_KERNELS:-debug 6.12 7.3}"
+	# Then psem's xfs.ko for the xfs stage's kernels, and kunit.py's UML
+	# kernel in the series' tree (each build is incremental and locked:
+	# the stage finds it built).
+	also=''
+	! want xfs || also+="; the psem xfs.ko for ${PSEM_XFS_KERNELS:-debug 6.12 7.3}"
+	! want series || also+="; kunit.py's UML kernel"
 	(
 		for f in $order; do
 			"$top/scripts/build-kernel.sh" "$f" >/dev/null 2>"$prebuilt/$f.log" ||
 				echo "build-kernel $f: failed" >>"$prebuilt/$f.log"
 		done
-		[ -z "$xfs_build" ] || bash "$top/scripts/check-xfs.sh" --build >"$prebuilt/xfs.log" 2>&1 ||
+		! want xfs || bash "$top/scripts/check-xfs.sh" --build >"$prebuilt/xfs.log" 2>&1 ||
 			echo "check-xfs.sh --build: failed" >>"$prebuilt/xfs.log"
+		! want series || SERIES_OUT=$cache/work/series-um bash "$top/scripts/check-series.sh" \
+			um_build >"$prebuilt/um.log" 2>&1 || true
 	) </dev/null &
-	echo "== kernels: building in the background, in this order: $order$xfs_build (logs: $prebuilt)"
+	echo "== kernels: building in the background, in this order: $order$also (logs: $prebuilt)"
 fi
 # prebuilt FLAVOUR: what the background build of FLAVOUR said (its time).
 prebuilt() { sed -n 's/^build-kernel: built /  (in the background) &/p' "$prebuilt/$1.log" 2>/dev/null; }
