@@ -11,9 +11,10 @@
 #          reasons); after each patch an incremental W=1 build of the
 #          debug-7.3 test kernel (configs/base.config + debug-7.3.config,
 #          as scripts/build-kernel.sh assembles them, plus
-#          upstream/series.config), after one full build that is cached
-#          under $PSEM_CACHE/build/series-debug-7.3-<key>, keyed by the
-#          source's version and the fragments' content; no warning in what
+#          upstream/series.config), after one build of the pristine tree
+#          (from a copy of the debug-7.3 test kernel's objects) that is
+#          cached under $PSEM_CACHE/build/series-debug-7.3-<key>/obj, keyed
+#          by the source's version and the fragments' content; no warning in what
 #          each rebuilds; kernel-doc -Wall on the new files;
 #          get_maintainer.pl -f names the MAINTAINERS entry for each.
 #          Prints "series: N patches, checkpatch clean, builds at every patch".
