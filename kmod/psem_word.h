@@ -124,9 +124,81 @@ static __always_inline bool psem_release_uncapped(struct psem *sem, long cur,
 }
 
 /*
- * The fast path: one strong compare-exchange while nobody waits. No retry
- * loop: a failure means another CPU is writing the word, and retrying here
- * only adds to that traffic; the locked path retries once serialised.
+ * The rest of a waiters-bit release of @n whose exchange lost to another
+ * lock-free release or take: @cur is the word that exchange returned.
+ * Retries the exchange on the word each failure returns, for as long as
+ * that word still passes the rule's test and the sum fits, so that a
+ * release loses no race to another lock-free call; it goes to the lock
+ * only for a waiter, a debt, a close, the contention flag or an overflow,
+ * which the locked path handles. Lock-free: each failure means another
+ * CPU's RMW of the word succeeded. No ACQUIRE is needed for the words a
+ * failure returns: without PSEM_EXT no limit is read after them. Returns
+ * whether the permits were added.
+ */
+static __always_inline bool psem_release_retry(struct psem *sem, long cur,
+					       long n)
+{
+	/*
+	 * So that the compiler does not share n * PSEM_ONE with the first
+	 * exchange's sum, which it would compute apart for that (an lea
+	 * becomes three instructions on the path that lands).
+	 */
+	OPTIMIZER_HIDE_VAR(n);
+	do {
+		unsigned long sum = (unsigned long)cur +
+				    (unsigned long)n * PSEM_ONE;
+		bool landed;
+
+		psem_stat(PSEM_STAT_FAST_CAS_FAIL);
+		if ((cur & (PSEM_FLAGS | PSEM_EXT | PSEM_BLOCKED)) ||
+		    (long)sum < 0)	/* as in psem_release_uncapped() */
+			break;
+		/*
+		 * RELEASE: as in psem_release_exchange(); a failed attempt
+		 * writes nothing and orders nothing. The attempt that lands
+		 * is the release's one write to the word, and a release
+		 * RMW, so a taker that reads it is ordered after this
+		 * release and after the ones whose writes it read
+		 * (model/litmus/RS+release+retriedrelease+take).
+		 */
+		landed = atomic_long_try_cmpxchg_release(&sem->count, &cur,
+							 (long)sum);
+		if (landed)
+			return psem_account_fast_release(sem, n, true);
+	} while (true);
+	/* Sent to the lock by the flag: counted as psem_release_fast() does. */
+	if ((cur & PSEM_FLAGS) == PSEM_CONTENDED)
+		psem_stat(PSEM_STAT_FLAG_HONOURED);
+	return false;
+}
+
+/*
+ * The waiters-bit rule's release onto @cur, a word without a psem_ext that
+ * the rule let through: the seed's one exchange, and, if another lock-free
+ * call changed the word first, psem_release_retry() from the word the
+ * exchange returned.
+ */
+static __always_inline bool psem_release_clean(struct psem *sem, long cur,
+					       long n)
+{
+	unsigned long sum = (unsigned long)cur + (unsigned long)n * PSEM_ONE;
+
+	/* A sign test, as in psem_release_uncapped(). */
+	if (unlikely((long)sum < 0))
+		return false;
+	/* RELEASE: as in psem_release_exchange(). */
+	if (likely(atomic_long_try_cmpxchg_release(&sem->count, &cur,
+						   (long)sum)))
+		return psem_account_fast_release(sem, n, true);
+	return psem_release_retry(sem, cur, n);
+}
+
+/*
+ * The fast path while nobody waits: under the waiters-bit rule, the
+ * exchange of psem_release_clean(), retried while the word stays clean;
+ * under the positive-balance rule, the seed's one strong compare-exchange,
+ * tried once: a failure goes to the locked path, which retries once
+ * serialised.
  */
 static __always_inline bool psem_release_fast(struct psem *sem, long n)
 {
@@ -144,7 +216,7 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 		 */
 		cur = atomic_long_read_acquire(&sem->count);
 		if (likely(!(cur & (PSEM_FLAGS | PSEM_EXT | PSEM_BLOCKED))))
-			return psem_release_uncapped(sem, cur, n);
+			return psem_release_clean(sem, cur, n);
 		if (!(cur & (PSEM_FLAGS | PSEM_BLOCKED)))
 			return psem_release_capped(sem, cur, n);
 	} else {

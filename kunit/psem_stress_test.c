@@ -2,7 +2,7 @@
 /*
  * KUnit suite psem_stress: kthreads on every online CPU race releases of
  * psem's core semaphore (kmod/psem_core.c) against acquisitions; the
- * overflow race; release ordering.
+ * retried release; the overflow race; release ordering.
  */
 
 #include <kunit/test.h>
@@ -204,6 +204,51 @@ static void psem_test_flag_race_on(struct kunit *test)
 static void psem_test_flag_race_off(struct kunit *test)
 {
 	stress_flag_race(test, false);
+}
+
+/* A take and a release of one, on a balance that never runs out. */
+static int stress_retry_round(struct psem_test_thread *t, unsigned int i)
+{
+	int err = 0;
+
+	if (psem_try_acquire(t->sem, 1))
+		psem_test_note(&err, psem_release(t->sem, 1));
+	return err;
+}
+
+/*
+ * Takes and releases of one permit from every CPU, on a balance that
+ * stays positive and that nobody waits on: the releases' exchanges lose
+ * races to each other and to the takes, and retry on the word they read
+ * back. None may take the lock (before the retry each lost exchange did,
+ * and the flag sent others after it). The helpers go on until an exchange
+ * was lost or the search ends.
+ */
+static void psem_test_retry_race(struct kunit *test)
+{
+	const long initial = 64;
+	struct psem_test_thread tmpl = {
+		.round = stress_retry_round, .iters = 4 * stress_iters, .until = 2,
+	};
+	bool raced;
+
+	tmpl.sem = psem_test_sem(test, initial);
+	psem_test_stats_start();
+	psem_test_spawn_per_cpu(test, &tmpl, 2, PSEM_TEST_MAX_THREADS);
+	psem_test_post_step(test->priv, 1);
+	raced = psem_test_wait_until(psem_test_stat(PSEM_STAT_FAST_CAS_FAIL) > 0,
+				     PSEM_TEST_RACE_SEARCH);
+	psem_test_post_step(test->priv, 2);
+	psem_test_reap_all(test);
+
+	psem_test_expect_all_ok(test);
+	PSEM_TEST_EXPECT_IDLE(test, tmpl.sem, initial);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 0);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FLAG_TRIP, 0);
+	stress_info_stats(test);
+	if (!raced && test->status != KUNIT_FAILURE)
+		kunit_skip(test, "no %s within the search: no race to check",
+			   psem_stat_names[PSEM_STAT_FAST_CAS_FAIL]);
 }
 
 /**
@@ -415,6 +460,7 @@ PSEM_TEST_RELEASE_RULE_CASES(psem_test_release_ordering,
 PSEM_TEST_SUITE("psem_stress", "KUnit stress tests for psem's core semaphore",
 		psem_test_race_mixed_fast, psem_test_race_mixed_locked,
 		psem_test_flag_race_on, psem_test_flag_race_off,
-		psem_test_overflow_race, psem_test_release_ordering_waiters_bit,
+		psem_test_retry_race, psem_test_overflow_race,
+		psem_test_release_ordering_waiters_bit,
 		psem_test_release_ordering_positive_balance,
 		psem_test_release_ordering_locked);

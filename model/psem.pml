@@ -62,8 +62,9 @@
  * path; if already served, unlock and wait for done); reduce (under the
  * lock: drain, and if short set WAITERS and record the debt in the word,
  * with BLOCKED if it is the first, merged into one step: only lock holders
- * write the word then); release (one strong cmpxchg by the rule, else the
- * locked path); release_all_held (one cmpxchg 0 -> n * ONE, else the locked
+ * write the word then); release (a strong cmpxchg by the rule, retried
+ * under the waiters-bit rule while the word passes it, else the locked
+ * path); release_all_held (one cmpxchg 0 -> n * ONE, else the locked
  * path).
  *
  * The locked path. WAITERS clear: add n * ONE with a cmpxchg loop that
@@ -183,9 +184,10 @@
  *                               without draining the balance
  *   BROKEN_NO_DONE_WAIT         a served waiter that cancels returns without
  *                               waiting for done
- *   BROKEN_FAST_RETRY           the fast release retries its exchange in a
- *                               loop (a performance problem, not expected to
- *                               break safety)
+ *   BROKEN_FAST_RETRY           the positive-balance rule's fast release
+ *                               retries its exchange too, as the
+ *                               waiters-bit rule's does (a performance
+ *                               question, not expected to break safety)
  *   BROKEN_CANCEL_UNLOCKED      (ASYNC) the cancel reads `served` before
  *                               it takes the lock and acts on that
  *   BROKEN_CB_UNDER_LOCK        (ASYNC) a release calls the callbacks (and

@@ -352,9 +352,10 @@ inline begin_release(cnt)
 }
 
 /*
- * The fast part of release(n): one strong compare-exchange if the rule
- * allows it (a closed word never does: it is negative in C); ok = 1 if it
- * landed.
+ * The fast part of release(n): a strong compare-exchange if the rule
+ * allows it (a closed word never does: it is negative in C), retried
+ * under the waiters-bit rule while the word it returns still passes the
+ * rule; ok = 1 if it landed.
  */
 inline release_fast(cnt)
 {
@@ -380,8 +381,14 @@ inline release_fast(cnt)
 		};
 		if
 		:: ok -> break
+		/*
+		 * The waiters-bit rule retries on the word the exchange
+		 * returned while the rule allows it (psem_release_retry());
+		 * the positive-balance rule, the seed's, goes to the lock.
+		 */
+		:: !ok && r == RULE_WAITERS_BIT -> skip
 #ifdef BROKEN_FAST_RETRY
-		:: else -> skip		/* retry while the rule allows it */
+		:: else -> skip		/* the seed's rule retries too */
 #else
 		:: else -> break	/* no retry: to the lock */
 #endif
@@ -402,8 +409,8 @@ inline release_fast(cnt)
 }
 
 /*
- * release(n): one strong compare-exchange if the rule allows it, else (or
- * if it fails) the locked path.
+ * release(n): the lock-free exchange if the rule allows it, else (or if
+ * the rule sends it there after a lost exchange) the locked path.
  */
 inline release(cnt)
 {

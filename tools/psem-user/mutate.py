@@ -10,7 +10,7 @@ pattern occurs in it exactly as often as expected, so that a change to the
 core cannot turn a mutant into a silent no-op.
 
   acquire-relaxed           psem_take(): the ACQUIRE cmpxchg made relaxed
-  release-relaxed           psem_release_exchange(): the fast release's
+  release-relaxed           psem_release_clean(): the fast release's
                             RELEASE cmpxchg made relaxed
   fast-release-with-waiter  the fast release allowed while a waiter is
                             linked: psem's rule ignores PSEM_WAITERS (before
@@ -64,6 +64,10 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
                             leaves its closed state in PSEM_BLOCKED, where
                             the debt's end then clears it
   balance-overflow-unchecked psem_add_balance(): no overflow check
+  retry-to-lock             psem_release_retry(): a lost exchange goes to
+                            the lock, as under the seed's rule
+  retry-ignores-closed      psem_release_retry(): a closed word (the sign
+                            bit) is retried onto like a clean one
   capped-release-unchecked  psem_release_capped(): a capped psem's lock-free
                             release is not checked against its limit
   drain-drops-ext        psem_take_or_mark(): the drain to PSEM_WAITERS
@@ -156,9 +160,15 @@ def waiters_bit(d):
 MUTANTS = {
     "acquire-relaxed": ("psem_take", "atomic_long_try_cmpxchg_acquire(",
                         "atomic_long_try_cmpxchg_relaxed("),
-    "release-relaxed": ("psem_release_exchange",
+    "release-relaxed": ("psem_release_clean",
                         "atomic_long_try_cmpxchg_release(",
                         "atomic_long_try_cmpxchg_relaxed("),
+    "retry-ignores-closed": ("psem_release_retry",
+                             "(cur & (PSEM_FLAGS | PSEM_EXT | PSEM_BLOCKED)) ||",
+                             "(cur & (PSEM_FLAGS | PSEM_EXT)) ||"),
+    "retry-to-lock": ("psem_release_retry",
+                      "landed = atomic_long_try_cmpxchg_release(",
+                      "break; landed = atomic_long_try_cmpxchg_release("),
     "handoff-acquire-relaxed": ("psem_wait", "smp_load_acquire(&w->done)",
                                 "READ_ONCE(w->done)"),
     "handoff-release-relaxed": ("psem_wake_served",

@@ -55,6 +55,7 @@
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 #define barrier()		__asm__ __volatile__("" ::: "memory")
+#define OPTIMIZER_HIDE_VAR(var)	__asm__ ("" : "=r" (var) : "0" (var))
 #define _RET_IP_		((unsigned long)__builtin_return_address(0))
 #define _THIS_IP_		({ __label__ __here; __here: (unsigned long)&&__here; })
 

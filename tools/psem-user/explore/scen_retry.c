@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The waiters-bit rule's lock-free release retries its exchange while the
+ * word stays clean (psem_release_retry()): against another release and a
+ * take, which must never send it to the lock; against a waiter that marks
+ * the word, a close, and the edge of the capacity, which must.
+ */
+#include "psem_knobs.h"
+#include "scen.h"
+
+static struct psem *sem;
+static int ret[4];
+static long held;
+static struct ex_guard rt_data = { .what = "the data the first release published" };
+
+static u64 rt_stat(enum psem_stat s)
+{
+	struct psem_stats st;
+
+	psem_stats_snapshot(&st);
+	return st.count[s];
+}
+
+static bool rt_balance_at_least(void *n)
+{
+	return psem_available(sem) >= (long)n;
+}
+
+/* ---- two releases and a take: never the lock ------------------------ */
+
+static void rr_first(void *arg)
+{
+	ex_guard_write(&rt_data);
+	ret[0] = psem_release(sem, 1);
+}
+
+static void rr_second(void *arg)
+{
+	ret[1] = psem_release(sem, 1);
+}
+
+/* A take and its release (the balance holds 1), racing the two releases. */
+static void rr_taker(void *arg)
+{
+	if (psem_try_acquire(sem, 1))
+		ret[2] = psem_release(sem, 1);
+	else
+		ret[2] = -EAGAIN;
+	/* Both releases and its own in: it takes them all, ordered after. */
+	ex_wait_until(rt_balance_at_least, (void *)3L);
+	if (psem_try_acquire(sem, 3)) {
+		held = 3;
+		ex_guard_read(&rt_data);
+	}
+}
+
+static void rr_setup(void)
+{
+	sem = xs_psem(1);
+	psem_set_stats(true);
+	ex_spawn("first", rr_first, NULL);
+	ex_spawn("second", rr_second, NULL);
+	ex_spawn("taker", rr_taker, NULL);
+}
+
+static void rr_check(void)
+{
+	ex_assert(!ret[0] && !ret[1] && !ret[2], "results %d %d %d", ret[0],
+		  ret[1], ret[2]);
+	ex_assert(held == 3, "the taker holds %ld, not 3", held);
+	xs_conserved(sem, held, 3);
+	/* Nobody waited, nothing closed: every release stayed lock-free. */
+	ex_assert(!rt_stat(PSEM_STAT_LOCKED_RELEASE),
+		  "%llu release(s) took the lock on a clean word",
+		  (unsigned long long)rt_stat(PSEM_STAT_LOCKED_RELEASE));
+	ex_assert(rt_stat(PSEM_STAT_FAST_RELEASE) == 3,
+		  "%llu lock-free releases, not 3",
+		  (unsigned long long)rt_stat(PSEM_STAT_FAST_RELEASE));
+	psem_set_stats(false);
+	kfree(sem);
+}
+
+XS_SCENARIO(retry_race, "retry/release-release-take", rr_setup, rr_check,
+	    "two releases and a take on a clean word: each release retries its lost exchange, none takes the lock");
+
+/* ---- a waiter marks the word under a retrying release --------------- */
+
+static void rw_waiter(void *arg)
+{
+	ret[0] = psem_acquire(sem, 3);
+	if (!ret[0])
+		held = 3;
+}
+
+static void rw_releaser(void *arg)
+{
+	ret[(long)arg] = psem_release(sem, 1);
+}
+
+static void rw_setup(void)
+{
+	sem = xs_psem(1);
+	ex_spawn("waiter", rw_waiter, NULL);
+	ex_spawn("release-1", rw_releaser, (void *)1L);
+	ex_spawn("release-2", rw_releaser, (void *)2L);
+}
+
+static void rw_check(void)
+{
+	/* A release that lost to the mark must have handed its permit over. */
+	ex_assert(!ret[0] && !ret[1] && !ret[2], "results %d %d %d", ret[0],
+		  ret[1], ret[2]);
+	ex_assert(held == 3, "the waiter holds %ld, not 3", held);
+	xs_settled(sem, held, 3);
+	ex_assert(!(atomic_long_read(&sem->count) & PSEM_WAITERS),
+		  "PSEM_WAITERS left set with nobody waiting");
+	kfree(sem);
+}
+
+XS_SCENARIO(retry_mark, "retry/release-vs-waiter", rw_setup, rw_check,
+	    "two releases retrying against a waiter that drains and marks the word: no lost wake-up");
+
+/* ---- a close under a retrying release ------------------------------- */
+
+static void rc_closer(void *arg)
+{
+	ret[0] = psem_close(sem);
+}
+
+static void rc_taker(void *arg)
+{
+	ret[3] = psem_try_acquire(sem, 1);
+	if (ret[3])
+		held++;
+}
+
+static void rc_setup(void)
+{
+	sem = xs_psem(1);
+	ex_spawn("closer", rc_closer, NULL);
+	ex_spawn("release-1", rw_releaser, (void *)1L);
+	ex_spawn("release-2", rw_releaser, (void *)2L);
+	ex_spawn("taker", rc_taker, NULL);
+}
+
+static void rc_check(void)
+{
+	ex_assert(!ret[0] && !ret[1] && !ret[2], "results %d %d %d", ret[0],
+		  ret[1], ret[2]);
+	/* Releases keep working on a closed psem: both permits are home. */
+	xs_settled(sem, held, 3);
+	ex_assert(psem_try_acquire(sem, 0) == false, "closed, yet a take of 0 passed");
+	kfree(sem);
+}
+
+XS_SCENARIO(retry_close, "retry/release-vs-close", rc_setup, rc_check,
+	    "two releases retrying against a close and a take: both land, on the closed psem or before it");
+
+/* ---- the edge of the capacity -------------------------------------- */
+
+static long rx_refused;
+
+static void rx_taker(void *arg)
+{
+	if (psem_try_acquire(sem, 1)) {
+		held++;
+		ret[3] = psem_release(sem, 1);
+		held--;
+	}
+}
+
+static void rx_setup(void)
+{
+	psem_quiet_warnings = true;
+	rx_refused = xs_refusals();
+	sem = xs_psem(PSEM_MAX_PERMITS - 1);
+	ex_spawn("release-1", rw_releaser, (void *)1L);
+	ex_spawn("release-2", rw_releaser, (void *)2L);
+	ex_spawn("taker", rx_taker, NULL);
+}
+
+static void rx_check(void)
+{
+	long ok = !ret[1] + !ret[2];
+	long refused = xs_refusals() - rx_refused;
+
+	/* Each release lands or is refused whole; the word never wraps. */
+	ex_assert((!ret[1] || ret[1] == -EOVERFLOW) &&
+		  (!ret[2] || ret[2] == -EOVERFLOW) &&
+		  (!ret[3] || ret[3] == -EOVERFLOW),
+		  "results %d %d %d", ret[1], ret[2], ret[3]);
+	ex_assert(ok >= 1, "both releases refused below the capacity");
+	ex_assert(refused == !!ret[1] + !!ret[2] + !!ret[3],
+		  "%ld refusals for results %d %d %d", refused, ret[1], ret[2],
+		  ret[3]);
+	/* A refused release of the taker's permit keeps it out. */
+	xs_conserved(sem, held + !!ret[3], PSEM_MAX_PERMITS - 1 + ok);
+	ex_assert(psem_available(sem) <= PSEM_MAX_PERMITS, "balance %ld",
+		  psem_available(sem));
+	psem_quiet_warnings = false;
+	kfree(sem);
+}
+
+XS_SCENARIO(retry_cap, "retry/release-at-capacity", rx_setup, rx_check,
+	    "two releases and a take's release retrying at PSEM_MAX_PERMITS: each lands or is refused whole");
+
+/* ---- the edge of the capacity, against a close (review) ------------- */
+
+/*
+ * A retry that read a closed word as clean would add to it: at the edge
+ * the sum wraps past the sign bit, and the release lands with the closed
+ * state and the balance both lost.
+ */
+static void rz_setup(void)
+{
+	psem_quiet_warnings = true;
+	sem = xs_psem(PSEM_MAX_PERMITS - 1);
+	ex_spawn("release-1", rw_releaser, (void *)1L);
+	ex_spawn("release-2", rw_releaser, (void *)2L);
+	ex_spawn("closer", rc_closer, NULL);
+}
+
+static void rz_check(void)
+{
+	long ok = !ret[1] + !ret[2];
+
+	ex_assert(!ret[0], "close: %d", ret[0]);
+	ex_assert(ok == 1 && (!ret[1] || ret[1] == -EOVERFLOW) &&
+		  (!ret[2] || ret[2] == -EOVERFLOW),
+		  "results %d %d: exactly one fits", ret[1], ret[2]);
+	ex_assert(psem_available(sem) == PSEM_MAX_PERMITS, "balance %ld",
+		  psem_available(sem));
+	ex_assert(!psem_try_acquire(sem, 0), "the close was lost");
+	psem_quiet_warnings = false;
+	kfree(sem);
+}
+
+XS_SCENARIO(retry_close_cap, "retry/release-close-at-capacity", rz_setup,
+	    rz_check,
+	    "two releases retrying at PSEM_MAX_PERMITS - 1 against a close: one fits, the psem stays closed");
