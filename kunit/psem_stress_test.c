@@ -157,6 +157,50 @@ static int stress_flag_round(struct psem_test_thread *t, unsigned int i)
 }
 
 /*
+ * Runs @round on a psem of 64 permits from two helpers per CPU, with
+ * statistics on, until @evidence was counted (the race happened) or the
+ * search ends; then checks that every helper succeeded and the psem is
+ * idle and whole. Returns whether the race happened.
+ */
+static bool stress_race_until(struct kunit *test,
+			      int (*round)(struct psem_test_thread *,
+					   unsigned int),
+			      enum psem_stat evidence)
+{
+	const long initial = 64;
+	struct psem_test_thread tmpl = {
+		.round = round, .iters = 4 * stress_iters, .until = 2,
+	};
+	bool raced;
+
+	tmpl.sem = psem_test_sem(test, initial);
+	psem_test_stats_start();
+	psem_test_spawn_per_cpu(test, &tmpl, 2, PSEM_TEST_MAX_THREADS);
+	psem_test_post_step(test->priv, 1);
+	raced = psem_test_wait_until(psem_test_stat(evidence) > 0,
+				     PSEM_TEST_RACE_SEARCH);
+	psem_test_post_step(test->priv, 2);
+	psem_test_reap_all(test);
+
+	psem_test_expect_all_ok(test);
+	PSEM_TEST_EXPECT_IDLE(test, tmpl.sem, initial);
+	return raced;
+}
+
+/*
+ * Logs the counters; skips if the race never happened, since then nothing
+ * was shown, but never over a failure.
+ */
+static void stress_race_end(struct kunit *test, bool raced,
+			    enum psem_stat evidence)
+{
+	stress_info_stats(test);
+	if (!raced && test->status != KUNIT_FAILURE)
+		kunit_skip(test, "no %s within the search: no race to check",
+			   psem_stat_names[evidence]);
+}
+
+/*
  * Releases and try-acquires on a balance that stays positive, from every
  * CPU, so that locked releases lose races to fast ones and trip the flag.
  * The helpers go on until the race happened (a trip with the flag on, a
@@ -168,32 +212,15 @@ static void stress_flag_race(struct kunit *test, bool flag)
 {
 	enum psem_stat evidence = flag ? PSEM_STAT_FLAG_TRIP :
 					 PSEM_STAT_FAST_CAS_FAIL;
-	const long initial = 64;
-	struct psem_test_thread tmpl = {
-		.round = stress_flag_round, .iters = 4 * stress_iters, .until = 2,
-	};
 	bool raced;
 
-	tmpl.sem = psem_test_sem(test, initial);
 	psem_set_contention_flag(flag);
-	psem_test_stats_start();
-	psem_test_spawn_per_cpu(test, &tmpl, 2, PSEM_TEST_MAX_THREADS);
-	psem_test_post_step(test->priv, 1);
-	raced = psem_test_wait_until(psem_test_stat(evidence) > 0, PSEM_TEST_RACE_SEARCH);
-	psem_test_post_step(test->priv, 2);
-	psem_test_reap_all(test);
-
-	psem_test_expect_all_ok(test);
-	PSEM_TEST_EXPECT_IDLE(test, tmpl.sem, initial);
+	raced = stress_race_until(test, stress_flag_round, evidence);
 	if (!flag) {
 		PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FLAG_TRIP, 0);
 		PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FLAG_HONOURED, 0);
 	}
-	stress_info_stats(test);
-	/* Nothing raced, so nothing was shown; a skip must not hide a failure. */
-	if (!raced && test->status != KUNIT_FAILURE)
-		kunit_skip(test, "no %s within the search: no race to check",
-			   psem_stat_names[evidence]);
+	stress_race_end(test, raced, evidence);
 }
 
 static void psem_test_flag_race_on(struct kunit *test)
@@ -226,29 +253,12 @@ static int stress_retry_round(struct psem_test_thread *t, unsigned int i)
  */
 static void psem_test_retry_race(struct kunit *test)
 {
-	const long initial = 64;
-	struct psem_test_thread tmpl = {
-		.round = stress_retry_round, .iters = 4 * stress_iters, .until = 2,
-	};
-	bool raced;
+	bool raced = stress_race_until(test, stress_retry_round,
+				       PSEM_STAT_FAST_CAS_FAIL);
 
-	tmpl.sem = psem_test_sem(test, initial);
-	psem_test_stats_start();
-	psem_test_spawn_per_cpu(test, &tmpl, 2, PSEM_TEST_MAX_THREADS);
-	psem_test_post_step(test->priv, 1);
-	raced = psem_test_wait_until(psem_test_stat(PSEM_STAT_FAST_CAS_FAIL) > 0,
-				     PSEM_TEST_RACE_SEARCH);
-	psem_test_post_step(test->priv, 2);
-	psem_test_reap_all(test);
-
-	psem_test_expect_all_ok(test);
-	PSEM_TEST_EXPECT_IDLE(test, tmpl.sem, initial);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 0);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FLAG_TRIP, 0);
-	stress_info_stats(test);
-	if (!raced && test->status != KUNIT_FAILURE)
-		kunit_skip(test, "no %s within the search: no race to check",
-			   psem_stat_names[PSEM_STAT_FAST_CAS_FAIL]);
+	stress_race_end(test, raced, PSEM_STAT_FAST_CAS_FAIL);
 }
 
 /**
