@@ -101,6 +101,7 @@ take-parked-keeps-kick:defer/sync-parked-home,defer/kick-two-psems-free
 unblock-closed:life/closed-debt-paid,life/close-then-debt-paid
 acquire-relaxed:sem/down-up-is-held
 release-relaxed:sem/down-up-is-held
+retry-relaxed:retry/release-release-take
 retry-to-lock:retry/release-release-take
 retry-ignores-closed:retry/release-close-at-capacity
 "

@@ -64,6 +64,8 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
                             leaves its closed state in PSEM_BLOCKED, where
                             the debt's end then clears it
   balance-overflow-unchecked psem_add_balance(): no overflow check
+  retry-relaxed             psem_release_retry(): the retried exchange's
+                            RELEASE made relaxed
   retry-to-lock             psem_release_retry(): a lost exchange goes to
                             the lock, as under the seed's rule
   retry-ignores-closed      psem_release_retry(): a closed word (the sign
@@ -163,6 +165,9 @@ MUTANTS = {
     "release-relaxed": ("psem_release_clean",
                         "atomic_long_try_cmpxchg_release(",
                         "atomic_long_try_cmpxchg_relaxed("),
+    "retry-relaxed": ("psem_release_retry",
+                      "landed = atomic_long_try_cmpxchg_release(",
+                      "landed = atomic_long_try_cmpxchg_relaxed("),
     "retry-ignores-closed": ("psem_release_retry",
                              "(cur & (PSEM_FLAGS | PSEM_EXT | PSEM_BLOCKED)) ||",
                              "(cur & (PSEM_FLAGS | PSEM_EXT)) ||"),

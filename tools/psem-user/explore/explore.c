@@ -175,8 +175,10 @@ unsigned long ex_warnings(void)
  * smp_load_acquire(), smp_store_release()); a location's clock collects
  * the releases into it (every RMW continues a release sequence, and a
  * relaxed store is taken not to break one: both only add edges), and an
- * acquire from it joins it. A failed cmpxchg counts with the order of a
- * successful one: an edge too many, never one too few. Spinlocks, irq_work
+ * acquire from it joins it. A failed cmpxchg orders nothing, as in the
+ * LKMM (psem_explore_point_cas()), so that an ordering that only a failed
+ * exchange supplied, such as that of a release retried after one, is
+ * found missing. Spinlocks, irq_work
  * and work items add the kernel's edges; wake-ups, sleeps, signals and
  * fences add none, as in the ThreadSanitizer build, so that the hand-off
  * is psem's to order.
@@ -393,6 +395,41 @@ void psem_explore_point(const char *op, const volatile void *addr)
 		ex_point_at(op, (uintptr_t)__builtin_return_address(0), addr);
 	/* Right before the operation: nothing runs in between. */
 	ex_sync(addr, ord);
+}
+
+/*
+ * A compare-exchange's point: as psem_explore_point(), but the order
+ * applies only if the exchange will succeed, which, with nothing run
+ * between this and the operation, is whether the @size-byte value at
+ * @addr is @expected now. A failed one is a relaxed read.
+ */
+noinline
+void psem_explore_point_cas(const char *op, const volatile void *addr,
+			    unsigned long expected, int size)
+{
+	int ord = ex_order(op);
+	unsigned long now;
+
+	if (ex_cur)
+		ex_point_at(op, (uintptr_t)__builtin_return_address(0), addr);
+	switch (size) {
+	case 1:
+		now = *(const volatile uint8_t *)addr;
+		expected = (uint8_t)expected;
+		break;
+	case 2:
+		now = *(const volatile uint16_t *)addr;
+		expected = (uint16_t)expected;
+		break;
+	case 4:
+		now = *(const volatile uint32_t *)addr;
+		expected = (uint32_t)expected;
+		break;
+	default:
+		now = *(const volatile unsigned long *)addr;
+		break;
+	}
+	ex_sync(addr, now == expected ? ord : EX_ORD_NONE);
 }
 
 /*

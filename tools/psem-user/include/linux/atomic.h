@@ -57,13 +57,13 @@ static __always_inline t pfx##_xchg##sfx(at *v, t n)			\
 { PSEM_USER_POINT(#pfx "_xchg" #sfx, v);				\
   return __atomic_exchange_n(&v->counter, n, mo); }			\
 static __always_inline t pfx##_cmpxchg##sfx(at *v, t o, t n)		\
-{ PSEM_USER_POINT(#pfx "_cmpxchg" #sfx, v);				\
+{ PSEM_USER_POINT_CAS(#pfx "_cmpxchg" #sfx, &v->counter, o);		\
 	__atomic_compare_exchange_n(&v->counter, &o, n, false, mo,	\
 				    __ATOMIC_RELAXED);			\
 	return o;							\
 }									\
 static __always_inline bool pfx##_try_cmpxchg##sfx(at *v, t *o, t n)	\
-{ PSEM_USER_POINT(#pfx "_try_cmpxchg" #sfx, v);				\
+{ PSEM_USER_POINT_CAS(#pfx "_try_cmpxchg" #sfx, &v->counter, *o);	\
 	return __atomic_compare_exchange_n(&v->counter, o, n, false,	\
 					   mo, __ATOMIC_RELAXED);	\
 }
@@ -124,7 +124,7 @@ __SHIM_ATOMIC(atomic64, atomic64_t, s64)
 #define __shim_cmpxchg(p, o, n, mo)					\
 ({									\
 	__typeof__(*(p)) __o = (o);					\
-	PSEM_USER_POINT("cmpxchg", (p));				\
+	PSEM_USER_POINT_CAS("cmpxchg", (p), __o);			\
 	__atomic_compare_exchange_n((p), &__o, (n), false, mo,		\
 				    __ATOMIC_RELAXED);			\
 	__o;								\
@@ -135,7 +135,7 @@ __SHIM_ATOMIC(atomic64, atomic64_t, s64)
 #define cmpxchg_relaxed(p, o, n) __shim_cmpxchg(p, o, n, __ATOMIC_RELAXED)
 #define __shim_try_cmpxchg(p, po, n, mo)				\
 ({									\
-	PSEM_USER_POINT("try_cmpxchg", (p));				\
+	PSEM_USER_POINT_CAS("try_cmpxchg", (p), *(po));			\
 	__atomic_compare_exchange_n((p), (po), (n), false, mo,		\
 				    __ATOMIC_RELAXED);			\
 })

@@ -79,14 +79,24 @@
  */
 #ifdef PSEM_EXPLORE
 void psem_explore_point(const char *op, const volatile void *addr);
+void psem_explore_point_cas(const char *op, const volatile void *addr,
+			    unsigned long expected, int size);
 void psem_explore_plain(const char *op, const volatile void *addr);
 #define PSEM_USER_POINT(op, addr)					\
 	psem_explore_point(op, (const volatile void *)(addr))
+/*
+ * A compare-exchange's point: its order only if it will succeed, as the
+ * LKMM says (a failed one orders nothing); @exp is the value it expects.
+ */
+#define PSEM_USER_POINT_CAS(op, addr, exp)				\
+	psem_explore_point_cas(op, (const volatile void *)(addr),	\
+			       (unsigned long)(exp), sizeof(*(addr)))
 /* READ_ONCE()/WRITE_ONCE(): not a point while the thread holds a lock. */
 #define PSEM_USER_POINT_PLAIN(op, addr)					\
 	psem_explore_plain(op, (const volatile void *)(addr))
 #else
 #define PSEM_USER_POINT(op, addr)	do { } while (0)
+#define PSEM_USER_POINT_CAS(op, addr, exp)	do { } while (0)
 #define PSEM_USER_POINT_PLAIN(op, addr)	do { } while (0)
 #endif
 
