@@ -169,14 +169,23 @@ static void rx_taker(void *arg)
 	}
 }
 
-static void rx_setup(void)
+/*
+ * A psem one permit short of PSEM_MAX_PERMITS, refusals quiet and counted
+ * from here, two releases of 1 and a third thread, @third, named @name.
+ */
+static void rx_edge_setup(const char *name, void (*third)(void *))
 {
 	psem_quiet_warnings = true;
 	rx_refused = xs_refusals();
 	sem = xs_psem(PSEM_MAX_PERMITS - 1);
 	ex_spawn("release-1", rw_releaser, (void *)1L);
 	ex_spawn("release-2", rw_releaser, (void *)2L);
-	ex_spawn("taker", rx_taker, NULL);
+	ex_spawn(name, third, NULL);
+}
+
+static void rx_setup(void)
+{
+	rx_edge_setup("taker", rx_taker);
 }
 
 static void rx_check(void)
@@ -213,11 +222,7 @@ XS_SCENARIO(retry_cap, "retry/release-at-capacity", rx_setup, rx_check,
  */
 static void rz_setup(void)
 {
-	psem_quiet_warnings = true;
-	sem = xs_psem(PSEM_MAX_PERMITS - 1);
-	ex_spawn("release-1", rw_releaser, (void *)1L);
-	ex_spawn("release-2", rw_releaser, (void *)2L);
-	ex_spawn("closer", rc_closer, NULL);
+	rx_edge_setup("closer", rc_closer);
 }
 
 static void rz_check(void)
