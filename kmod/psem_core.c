@@ -130,11 +130,10 @@ EXPORT_SYMBOL_PSEM(psem_try_acquire);
  * @n:   permits to return, 0..PSEM_MAX_PERMITS
  *
  * While nobody waits this is one lock-free compare-exchange, at any
- * balance; on a psem that is not a psem_ext's it is retried when another
- * lock-free call changed the word first (the positive-balance rule,
- * selectable in debugfs, needs a positive balance and goes to the lock
- * when its one exchange loses). Otherwise it takes
- * the queue lock, pays any debt, hands permits to the waiters in FIFO
+ * balance, retried when another lock-free call changed the word first
+ * (the positive-balance rule, selectable in debugfs, needs a positive
+ * balance and goes to the lock when its one exchange loses). Otherwise it
+ * takes the queue lock, pays any debt, hands permits to the waiters in FIFO
  * order, wakes those it served once the lock is dropped, and adds what
  * remains to the balance. Never sleeps. Any context, NMI included, on every kernel:
  * where the queue lock may not be taken (NMI; a hard-only IRQ, such as a

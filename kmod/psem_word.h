@@ -194,8 +194,49 @@ static __always_inline bool psem_release_clean(struct psem *sem, long cur,
 }
 
 /*
+ * The waiters-bit rule's release onto @cur, a word with PSEM_EXT that the
+ * rule let through: psem_release_capped()'s exchange, retried as
+ * psem_release_retry() retries, with the limit read again for each word a
+ * failure returns. Returns whether the permits were added; false sends
+ * the release to the locked path, which refuses one over the capacity.
+ */
+static __always_inline bool psem_release_capped_clean(struct psem *sem,
+						      long cur, long n)
+{
+	for (;;) {
+		unsigned long sum = (unsigned long)cur +
+				    (unsigned long)n * PSEM_ONE;
+
+		/* The limit, as in psem_release_capped(). */
+		if (sum > (psem_ext_limit(sem) | PSEM_EXT))
+			return false;
+		/* RELEASE: as in psem_release_exchange() and the retry. */
+		if (likely(atomic_long_try_cmpxchg_release(&sem->count, &cur,
+							   (long)sum)))
+			return psem_account_fast_release(sem, n, true);
+		psem_stat(PSEM_STAT_FAST_CAS_FAIL);
+		if (cur & (PSEM_FLAGS | PSEM_BLOCKED))
+			break;
+		/*
+		 * The failed exchange read @cur and orders nothing: smp_rmb()
+		 * orders that read before the next read of the limit, pairing
+		 * with the smp_wmb() in psem_resize() as the ACQUIRE load in
+		 * psem_release_fast() does for the first word, so that a word
+		 * shrunk by a resize is never checked against the capacity
+		 * from before it (model/litmus/MP+resize+retriedrelease).
+		 */
+		smp_rmb();
+	}
+	/* Sent to the lock by the flag: counted as psem_release_fast() does. */
+	if ((cur & PSEM_FLAGS) == PSEM_CONTENDED)
+		psem_stat(PSEM_STAT_FLAG_HONOURED);
+	return false;
+}
+
+/*
  * The fast path while nobody waits: under the waiters-bit rule, the
- * exchange of psem_release_clean(), retried while the word stays clean;
+ * exchange of psem_release_clean() (psem_release_capped_clean() on a
+ * psem with PSEM_EXT), retried while the word stays clean;
  * under the positive-balance rule, the seed's one strong compare-exchange,
  * tried once: a failure goes to the locked path, which retries once
  * serialised.
@@ -211,14 +252,14 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 		 * (PSEM_EXT among them, for the uncapped psem's shorter
 		 * path).
 		 * ACQUIRE (a plain load on x86): orders the read of a
-		 * capacity after it (psem_release_capped()). Anything else is
-		 * rechecked by the exchange.
+		 * capacity after it (psem_release_capped_clean()). Anything
+		 * else is rechecked by the exchange.
 		 */
 		cur = atomic_long_read_acquire(&sem->count);
 		if (likely(!(cur & (PSEM_FLAGS | PSEM_EXT | PSEM_BLOCKED))))
 			return psem_release_clean(sem, cur, n);
 		if (!(cur & (PSEM_FLAGS | PSEM_BLOCKED)))
-			return psem_release_capped(sem, cur, n);
+			return psem_release_capped_clean(sem, cur, n);
 	} else {
 		/* The positive-balance rule, or the always-locked one. */
 		if (!static_branch_likely(&psem_fast_release_key))

@@ -156,24 +156,27 @@ static int stress_flag_round(struct psem_test_thread *t, unsigned int i)
 	return err;
 }
 
+/* The balance of the psems stress_race_until() runs on. */
+#define STRESS_RACE_PERMITS	64
+
 /*
- * Runs @round on a psem of 64 permits from two helpers per CPU, with
- * statistics on, until @evidence was counted (the race happened) or the
- * search ends; then checks that every helper succeeded and the psem is
- * idle and whole. Returns whether the race happened.
+ * Runs @round on @sem, a psem of STRESS_RACE_PERMITS, from two helpers per
+ * CPU, with statistics on, until @evidence was counted (the race happened)
+ * or the search ends; then checks that every helper succeeded and the psem
+ * is idle and whole. Returns whether the race happened.
  */
-static bool stress_race_until(struct kunit *test,
+static bool stress_race_until(struct kunit *test, struct psem *sem,
 			      int (*round)(struct psem_test_thread *,
 					   unsigned int),
 			      enum psem_stat evidence)
 {
-	const long initial = 64;
+	const long initial = STRESS_RACE_PERMITS;
 	struct psem_test_thread tmpl = {
-		.round = round, .iters = 4 * stress_iters, .until = 2,
+		.sem = sem, .round = round, .iters = 4 * stress_iters,
+		.until = 2,
 	};
 	bool raced;
 
-	tmpl.sem = psem_test_sem(test, initial);
 	psem_test_stats_start();
 	psem_test_spawn_per_cpu(test, &tmpl, 2, PSEM_TEST_MAX_THREADS);
 	psem_test_post_step(test->priv, 1);
@@ -215,7 +218,8 @@ static void stress_flag_race(struct kunit *test, bool flag)
 	bool raced;
 
 	psem_set_contention_flag(flag);
-	raced = stress_race_until(test, stress_flag_round, evidence);
+	raced = stress_race_until(test, psem_test_sem(test, STRESS_RACE_PERMITS),
+				  stress_flag_round, evidence);
 	if (!flag) {
 		PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FLAG_TRIP, 0);
 		PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FLAG_HONOURED, 0);
@@ -244,21 +248,33 @@ static int stress_retry_round(struct psem_test_thread *t, unsigned int i)
 }
 
 /*
- * Takes and releases of one permit from every CPU, on a balance that
+ * Takes and releases of one permit from every CPU, on @sem, whose balance
  * stays positive and that nobody waits on: the releases' exchanges lose
  * races to each other and to the takes, and retry on the word they read
  * back. None may take the lock (before the retry each lost exchange did,
  * and the flag sent others after it). The helpers go on until an exchange
  * was lost or the search ends.
  */
-static void psem_test_retry_race(struct kunit *test)
+static void stress_retry_race(struct kunit *test, struct psem *sem)
 {
-	bool raced = stress_race_until(test, stress_retry_round,
+	bool raced = stress_race_until(test, sem, stress_retry_round,
 				       PSEM_STAT_FAST_CAS_FAIL);
 
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 0);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FLAG_TRIP, 0);
 	stress_race_end(test, raced, PSEM_STAT_FAST_CAS_FAIL);
+}
+
+static void psem_test_retry_race(struct kunit *test)
+{
+	stress_retry_race(test, psem_test_sem(test, STRESS_RACE_PERMITS));
+}
+
+/* The same on a psem with a capacity: the retry checks the limit. */
+static void psem_test_retry_race_capped(struct kunit *test)
+{
+	stress_retry_race(test, psem_test_capped_sem(test,
+						     STRESS_RACE_PERMITS));
 }
 
 /**
@@ -470,7 +486,8 @@ PSEM_TEST_RELEASE_RULE_CASES(psem_test_release_ordering,
 PSEM_TEST_SUITE("psem_stress", "KUnit stress tests for psem's core semaphore",
 		psem_test_race_mixed_fast, psem_test_race_mixed_locked,
 		psem_test_flag_race_on, psem_test_flag_race_off,
-		psem_test_retry_race, psem_test_overflow_race,
+		psem_test_retry_race, psem_test_retry_race_capped,
+		psem_test_overflow_race,
 		psem_test_release_ordering_waiters_bit,
 		psem_test_release_ordering_positive_balance,
 		psem_test_release_ordering_locked);

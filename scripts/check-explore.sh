@@ -126,6 +126,8 @@ rwlock-destroy-no-sync:defer/rwlock-cancel-nmi-free,defer/rwlock-unlock-nmi-free
 pool-put-lost:pool/destroy-hardirq-put
 pool-destroy-no-sync:defer/pool-cancel-nmi-free,defer/pool-destroy-nmi-put
 fast-release-with-waiter:release/acquire-fifo,release/try-vs-waiter
+capped-retry-to-lock:retry/capped-release-release-take
+capped-retry-stale-limit:retry/capped-release-vs-resize
 "
 
 # build NAME KSRC [KSRC_TAG]: psem-explore from KSRC into $work/NAME.

@@ -70,8 +70,14 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
                             the lock, as under the seed's rule
   retry-ignores-closed      psem_release_retry(): a closed word (the sign
                             bit) is retried onto like a clean one
-  capped-release-unchecked  psem_release_capped(): a capped psem's lock-free
-                            release is not checked against its limit
+  capped-release-unchecked  psem_release_capped_clean(): a capped psem's
+                            lock-free release is not checked against its
+                            limit
+  capped-retry-to-lock      psem_release_capped_clean(): a lost exchange
+                            goes to the lock, as before the retry
+  capped-retry-stale-limit  psem_release_capped_clean(): the retry checks
+                            the words its failures return against the limit
+                            it read first
   drain-drops-ext        psem_take_or_mark(): the drain to PSEM_WAITERS
                             does not keep PSEM_EXT, so the psem forgets
                             its capacity once a waiter has linked
@@ -158,7 +164,8 @@ def waiters_bit(d):
 
 
 # The mutants, but fast-release-with-waiter (its pattern depends on the
-# sources: see main()): function, pattern, replacement[, count].
+# sources: see main()): function, pattern, replacement[, count]; or
+# function and a list of (pattern, replacement), each found once.
 MUTANTS = {
     "acquire-relaxed": ("psem_take", "atomic_long_try_cmpxchg_acquire(",
                         "atomic_long_try_cmpxchg_relaxed("),
@@ -232,9 +239,15 @@ MUTANTS = {
     "balance-overflow-unchecked": ("psem_add_balance",
                                    "if (n > cap - psem_word_balance(cur)) {",
                                    "if (0) {"),
-    "capped-release-unchecked": ("psem_release_capped",
+    "capped-release-unchecked": ("psem_release_capped_clean",
                                  "sum > (psem_ext_limit(sem) | PSEM_EXT)",
                                  "false"),
+    "capped-retry-to-lock": ("psem_release_capped_clean",
+                             "if (cur & (PSEM_FLAGS | PSEM_BLOCKED))",
+                             "if (true)"),
+    "capped-retry-stale-limit": ("psem_release_capped_clean", [
+        ("\tfor (;;) {", "\tunsigned long stale = psem_ext_limit(sem);\n\n\tfor (;;) {"),
+        ("sum > (psem_ext_limit(sem) | PSEM_EXT)", "sum > (stale | PSEM_EXT)")]),
     "drain-drops-ext": ("psem_take_or_mark",
                         "(cur & (PSEM_BLOCKED | PSEM_EXT)) | PSEM_WAITERS",
                         "(cur & PSEM_BLOCKED) | PSEM_WAITERS"),
@@ -289,7 +302,12 @@ def main():
         else:
             mutate(d, "psem_release_fast", "cur <= 0 || ", "")
     elif name in MUTANTS:
-        mutate(d, *MUTANTS[name])
+        fn, edits = MUTANTS[name][0], MUTANTS[name][1:]
+        if isinstance(edits[0], list):
+            for old, new in edits[0]:
+                mutate(d, fn, old, new)
+        else:
+            mutate(d, fn, *edits)
     else:
         die("unknown mutant %s" % name)
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The waiters-bit rule's lock-free release retries its exchange while the
- * word stays clean (psem_release_retry()): against another release and a
- * take, which must never send it to the lock; against a waiter that marks
- * the word, a close, and the edge of the capacity, which must.
+ * word stays clean (psem_release_retry(), psem_release_capped_clean() with
+ * a capacity): against another release and a take, which must never send
+ * it to the lock; against a waiter that marks the word, a close, the edge
+ * of PSEM_MAX_PERMITS and a shrinking resize, which must.
  */
 #include "psem_knobs.h"
 #include "scen.h"
@@ -11,6 +12,7 @@
 static struct psem *sem;
 static int ret[4];
 static long held;
+static long rx_refused;
 static struct ex_guard rt_data = { .what = "the data the first release published" };
 
 static u64 rt_stat(enum psem_stat s)
@@ -82,6 +84,21 @@ static void rr_check(void)
 
 XS_SCENARIO(retry_race, "retry/release-release-take", rr_setup, rr_check,
 	    "two releases and a take on a clean word: each release retries its lost exchange, none takes the lock");
+
+/* The same on a psem with a capacity of 3, both releases' permits out. */
+static void rr_capped_setup(void)
+{
+	sem = xs_psem_cap(3, 2);
+	psem_set_stats(true);
+	ex_spawn("first", rr_first, NULL);
+	ex_spawn("second", rr_second, NULL);
+	ex_spawn("taker", rr_taker, NULL);
+}
+
+XS_SCENARIO(retry_race_capped, "retry/capped-release-release-take",
+	    rr_capped_setup, rr_check,
+	    "the same on a psem with a capacity (psem_release_capped_clean()): no release takes the lock");
+
 
 /* ---- a waiter marks the word under a retrying release --------------- */
 
@@ -157,8 +174,6 @@ XS_SCENARIO(retry_close, "retry/release-vs-close", rc_setup, rc_check,
 	    "two releases retrying against a close and a take: both land, on the closed psem or before it");
 
 /* ---- the edge of the capacity -------------------------------------- */
-
-static long rx_refused;
 
 static void rx_taker(void *arg)
 {
@@ -243,3 +258,50 @@ static void rz_check(void)
 XS_SCENARIO(retry_close_cap, "retry/release-close-at-capacity", rz_setup,
 	    rz_check,
 	    "two releases retrying at PSEM_MAX_PERMITS - 1 against a close: one fits, the psem stays closed");
+
+/* ---- a shrinking resize under a retrying release on a capacity ------ */
+
+/*
+ * A capacity of 4, 3 available, one permit out: a holder returns it, an
+ * over-releaser returns one it never took, and a resize to 2 takes 2 of
+ * the balance. In every order exactly one of the two releases fits. A
+ * retry that checked the word a failed exchange returned against the
+ * limit from before the resize would land both: 3 of a capacity of 2. The
+ * amounts keep the word from coming back to a value a release read (the
+ * ABA of edge/fast-release-stale-capacity, a known defect).
+ */
+static void rs_resizer(void *arg)
+{
+	ret[0] = psem_resize(sem, 2);
+}
+
+static void rs_setup(void)
+{
+	psem_quiet_warnings = true;
+	rx_refused = xs_refusals();
+	sem = xs_psem_cap(4, 1);
+	ex_spawn("resizer", rs_resizer, NULL);
+	ex_spawn("holder", rw_releaser, (void *)1L);
+	ex_spawn("over", rw_releaser, (void *)2L);
+}
+
+static void rs_check(void)
+{
+	ex_assert(!ret[0], "resize: %d", ret[0]);
+	ex_assert(!ret[1] + !ret[2] == 1 &&
+		  (!ret[1] || ret[1] == -EOVERFLOW) &&
+		  (!ret[2] || ret[2] == -EOVERFLOW),
+		  "results %d %d: exactly one of the two fits", ret[1], ret[2]);
+	ex_assert(xs_refusals() - rx_refused == 1, "%ld refusals, not 1",
+		  xs_refusals() - rx_refused);
+	ex_assert(psem_capacity(sem) == 2 && psem_available(sem) == 2 &&
+		  !psem_debt(sem),
+		  "capacity %ld, balance %ld, debt %lu: not 2, 2, 0",
+		  psem_capacity(sem), psem_available(sem), psem_debt(sem));
+	psem_quiet_warnings = false;
+	kfree(sem);
+}
+
+XS_SCENARIO(retry_resize, "retry/capped-release-vs-resize", rs_setup,
+	    rs_check,
+	    "a holder's and an over-releaser's releases retrying against a shrinking resize: exactly one fits");
