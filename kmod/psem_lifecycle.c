@@ -78,8 +78,10 @@ int psem_resize(struct psem *sem, long capacity)
 	back = psem_retarget(sem, capacity, &wake);
 	/*
 	 * The new limit before the word changes: smp_wmb() pairs with the
-	 * ACQUIRE load in psem_release_fast(), so that a lock-free release
-	 * that reads the shrunk word checks it against the new limit.
+	 * ACQUIRE load in psem_release_fast() and with the smp_rmb() after
+	 * a lost exchange in psem_release_capped_clean(), so that a
+	 * lock-free release that reads the shrunk word checks it against
+	 * the new limit.
 	 */
 	WRITE_ONCE(psem_ext_of(sem)->limit,
 		   capacity * PSEM_ONE | PSEM_LIMIT_CAPPED);

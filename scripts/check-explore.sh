@@ -128,6 +128,9 @@ pool-destroy-no-sync:defer/pool-cancel-nmi-free,defer/pool-destroy-nmi-put
 fast-release-with-waiter:release/acquire-fifo,release/try-vs-waiter
 capped-retry-to-lock:retry/capped-release-release-take
 capped-retry-stale-limit:retry/capped-release-vs-resize
+capped-retry-ignores-flag:retry/capped-release-vs-flag
+retry-ignores-flag:retry/release-vs-flag
+pb-capped-release-unchecked:retry/positive-balance-capped-over-release
 "
 
 # build NAME KSRC [KSRC_TAG]: psem-explore from KSRC into $work/NAME.

@@ -75,6 +75,13 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
                             limit
   capped-retry-to-lock      psem_release_capped_clean(): a lost exchange
                             goes to the lock, as before the retry
+  capped-retry-ignores-flag psem_release_capped_clean(): a retry onto a word
+                            with PSEM_CONTENDED, which should send it to
+                            the lock
+  retry-ignores-flag        psem_release_retry(): the same
+  pb-capped-release-unchecked psem_release_capped(): the positive-balance
+                            rule's release on a capacity is not checked
+                            against its limit
   capped-retry-stale-limit  psem_release_capped_clean(): the retry checks
                             the words its failures return against the limit
                             it read first
@@ -245,6 +252,15 @@ MUTANTS = {
     "capped-retry-to-lock": ("psem_release_capped_clean",
                              "if (cur & (PSEM_FLAGS | PSEM_BLOCKED))",
                              "if (true)"),
+    "capped-retry-ignores-flag": ("psem_release_capped_clean",
+                                  "if (cur & (PSEM_FLAGS | PSEM_BLOCKED))",
+                                  "if (cur & (PSEM_WAITERS | PSEM_BLOCKED))"),
+    "retry-ignores-flag": ("psem_release_retry",
+                           "(cur & (PSEM_FLAGS | PSEM_EXT | PSEM_BLOCKED)) ||",
+                           "(cur & (PSEM_WAITERS | PSEM_EXT | PSEM_BLOCKED)) ||"),
+    "pb-capped-release-unchecked": ("psem_release_capped",
+                                    "sum > (psem_ext_limit(sem) | PSEM_EXT)",
+                                    "false"),
     "capped-retry-stale-limit": ("psem_release_capped_clean", [
         ("\tfor (;;) {", "\tunsigned long stale = psem_ext_limit(sem);\n\n\tfor (;;) {"),
         ("sum > (psem_ext_limit(sem) | PSEM_EXT)", "sum > (stale | PSEM_EXT)")]),

@@ -4,7 +4,8 @@
  * word stays clean (psem_release_retry(), psem_release_capped_clean() with
  * a capacity): against another release and a take, which must never send
  * it to the lock; against a waiter that marks the word, a close, the edge
- * of PSEM_MAX_PERMITS and a shrinking resize, which must.
+ * of PSEM_MAX_PERMITS, a shrinking resize and the contention flag, which
+ * must. Last, the positive-balance rule's single exchange on a capacity.
  */
 #include "psem_knobs.h"
 #include "scen.h"
@@ -98,7 +99,6 @@ static void rr_capped_setup(void)
 XS_SCENARIO(retry_race_capped, "retry/capped-release-release-take",
 	    rr_capped_setup, rr_check,
 	    "the same on a psem with a capacity (psem_release_capped_clean()): no release takes the lock");
-
 
 /* ---- a waiter marks the word under a retrying release --------------- */
 
@@ -305,3 +305,96 @@ static void rs_check(void)
 XS_SCENARIO(retry_resize, "retry/capped-release-vs-resize", rs_setup,
 	    rs_check,
 	    "a holder's and an over-releaser's releases retrying against a shrinking resize: exactly one fits");
+
+/* ---- the contention flag under a retrying release ----------------- */
+
+static long rf_old;
+
+/*
+ * A take empties the balance, then sets PSEM_CONTENDED as a locked
+ * release that lost a race does (psem_add_balance()'s fetch_or). A release
+ * whose exchange lost to either and that had not landed before the flag
+ * was set must take the lock, which clears the flag, and count the flag
+ * honoured (from the review of the capped retry: no scenario checked
+ * that a retry stops at the flag).
+ */
+static void rf_flagger(void *arg)
+{
+	if (!psem_try_acquire(sem, 1))
+		ex_fail("the balance held 1");
+	held = 1;
+	rf_old = atomic_long_fetch_or_relaxed(PSEM_CONTENDED, &sem->count);
+}
+
+static void rf_common_setup(struct psem *s)
+{
+	sem = s;
+	psem_set_stats(true);
+	ex_spawn("release", rw_releaser, (void *)1L);
+	ex_spawn("flagger", rf_flagger, NULL);
+}
+
+static void rf_setup(void)
+{
+	rf_common_setup(xs_psem(1));
+}
+
+static void rf_cap_setup(void)
+{
+	rf_common_setup(xs_psem_cap(3, 2));
+}
+
+static void rf_check(void)
+{
+	ex_assert(!ret[1], "release: %d", ret[1]);
+	if (rf_old < PSEM_ONE) {
+		/* The flag was set before the release landed. */
+		ex_assert(!(atomic_long_read(&sem->count) & PSEM_CONTENDED),
+			  "a release landed lock-free on a word with PSEM_CONTENDED");
+		ex_assert(rt_stat(PSEM_STAT_LOCKED_RELEASE) == 1 &&
+			  rt_stat(PSEM_STAT_FLAG_HONOURED) == 1,
+			  "locked %llu, honoured %llu: not 1, 1",
+			  (unsigned long long)rt_stat(PSEM_STAT_LOCKED_RELEASE),
+			  (unsigned long long)rt_stat(PSEM_STAT_FLAG_HONOURED));
+	}
+	xs_conserved(sem, held, 2);
+	kfree(sem);
+}
+
+XS_SCENARIO(retry_flag, "retry/release-vs-flag", rf_setup, rf_check,
+	    "a release retrying against a take and the contention flag: sent to the lock");
+XS_SCENARIO(retry_flag_cap, "retry/capped-release-vs-flag", rf_cap_setup,
+	    rf_check,
+	    "the same on a psem with a capacity");
+
+/* ---- the positive-balance rule's capped release -------------------- */
+
+/*
+ * The seed's rule keeps its single exchange on a capacity
+ * (psem_release_capped()); its check against the limit is tested here,
+ * since every other scenario runs the waiters-bit rule.
+ */
+static void pb_setup(void)
+{
+	psem_quiet_warnings = true;
+	rx_refused = xs_refusals();
+	psem_set_zero_release(false);	/* the positive-balance rule */
+	sem = xs_psem_cap(3, 1);	/* 2 available: a positive balance */
+	ex_spawn("holder", rw_releaser, (void *)1L);
+	ex_spawn("over", rw_releaser, (void *)2L);
+}
+
+static void pb_check(void)
+{
+	psem_set_zero_release(true);
+	psem_quiet_warnings = false;
+	ex_assert(!ret[1] + !ret[2] == 1, "results %d %d: exactly one fits",
+		  ret[1], ret[2]);
+	ex_assert(psem_available(sem) == 3, "balance %ld of capacity 3",
+		  psem_available(sem));
+	kfree(sem);
+}
+
+XS_SCENARIO(pb_capped, "retry/positive-balance-capped-over-release",
+	    pb_setup, pb_check,
+	    "under the positive-balance rule, a holder's and an over-releaser's release on a capacity: exactly one fits");
