@@ -224,7 +224,13 @@ lane() {
 			prev=""
 			continue
 		fi
-		file=$(sed -n 's/^mutate: \([^:]*\): .*/\1/p' "$d.$m.log")
+		# One file per mutant, named once per edit.
+		file=$(sed -n 's/^mutate: \([^:]*\): .*/\1/p' "$d.$m.log" | sort -u)
+		if [ "$(wc -l <<<"$file")" != 1 ]; then
+			echo "explore mutant $m: NOT made: it changes more than one file" >>"$d.out"
+			prev=""
+			continue
+		fi
 		prev=$file
 		if ! make -s -C "$tool" EXPLORE=1 SAN=address KSRC="$d.src" \
 			KSRC_TAG="$tag" O="$d" "$d/psem-explore" >>"$d.$m.log" 2>&1; then
@@ -289,6 +295,19 @@ if [ "$run_mutants" != 0 ]; then
 	nm=$(cat "$work/lane-a.out" "$work/lane-b.out" | wc -l)
 	nbad=$(cat "$work/lane-a.out" "$work/lane-b.out" | grep -c ': NOT ' ||
 		true)
+	# A lane that died part of the way reports fewer lines than it had
+	# mutants: each missing one counts as not caught.
+	nwant=0
+	for entry in $mutants_a $mutants_b; do
+		m=${entry%%:*}
+		[ -z "$only" ] || [[ " $only " == *" $m "* ]] || continue
+		nwant=$((nwant + 1))
+	done
+	if [ "$nm" -lt "$nwant" ]; then
+		echo "explore: $((nwant - nm)) of $nwant mutants never reported (a lane died: $work/lane-*.out)"
+		nbad=$((nbad + nwant - nm))
+		nm=$nwant
+	fi
 	echo "explore: $((nm - nbad)) of $nm mutants caught"
 	bad=$((bad + nbad))
 fi
