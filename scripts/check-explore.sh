@@ -204,6 +204,11 @@ run_mutants=${PSEM_EXPLORE_MUTANTS:-1}
 only=""
 [ "$run_mutants" = 1 ] || [ "$run_mutants" = 0 ] || only=$run_mutants
 
+# selected MUTANT: whether this run makes MUTANT.
+selected() {
+	[ -z "$only" ] || [[ " $only " == *" $1 "* ]]
+}
+
 # lane NAME LIST: the mutants of LIST one after another in their own copy
 # of the sources and objects; a line per mutant in $work/NAME.out.
 lane() {
@@ -214,9 +219,7 @@ lane() {
 	for entry in $list; do
 		m=${entry%%:*}
 		scs=${entry#*:}
-		if [ -n "$only" ] && [[ " $only " != *" $m "* ]]; then
-			continue
-		fi
+		selected "$m" || continue
 		# The file the last mutant changed comes back from the pristine copy.
 		[ -z "$prev" ] || cp "$work/src/$prev" "$d.src/$prev"
 		if ! python3 "$tool/mutate.py" "$m" "$d.src" >"$d.$m.log" 2>&1; then
@@ -299,8 +302,7 @@ if [ "$run_mutants" != 0 ]; then
 	# mutants: each missing one counts as not caught.
 	nwant=0
 	for entry in $mutants_a $mutants_b; do
-		m=${entry%%:*}
-		[ -z "$only" ] || [[ " $only " == *" $m "* ]] || continue
+		selected "${entry%%:*}" || continue
 		nwant=$((nwant + 1))
 	done
 	if [ "$nm" -lt "$nwant" ]; then
