@@ -216,6 +216,13 @@ gates() {
 		fi
 		t0=$SECONDS
 		log=$logdir/series-build-$((i + 1)).log
+		# A patch to Documentation/ and MAINTAINERS alone changes
+		# nothing kbuild reads (no Kconfig, Makefile or source): the
+		# build before it stands.
+		if ! grep '^+++ ' "$p" | grep -qvE '^\+\+\+ b/(Documentation/|MAINTAINERS$)'; then
+			echo "series: $((i + 1))/$n ${p##*/}: Documentation/ and MAINTAINERS only, which kbuild does not read: the build before it stands"
+			continue
+		fi
 		config_for $((i + 1)) || { ok=1; break; }
 		if ! kmake -j"$jobs" W=1 bzImage modules >"$log" 2>&1; then
 			grep -E 'error|Error' "$log" | head -n 20

@@ -505,14 +505,16 @@ series_torture_done() {
 # ... is not a child of this shell").
 torture_s=${PSEM_TORTURE_DURATION:-60}
 torture_pids=()
-# torture_start FLAVOUR: start FLAVOUR's torture.
+# torture_start FLAVOUR [MODULES]: start FLAVOUR's torture; MODULES, the
+# tree its KUnit stage built psem in (run_kernel, this run: nothing else
+# builds there after it), spares the torture a build of its own.
 torture_start() {
 	want torture || return 0
 	rm -f "$logdir/torture-$1.rc"
 	(
 		flock 8
 		rc=0
-		PSEM_TORTURE_KERNELS=$1 KDIR='' \
+		PSEM_TORTURE_KERNELS=$1 KDIR='' PSEM_TORTURE_MODULES=${2:-} \
 			bash "$top/scripts/torture.sh" "" "$torture_s" >"$logdir/torture-$1.out" 2>&1 || rc=$?
 		echo "$rc" >"$logdir/torture-$1.rc"
 	) 8>"$cache/work/.torture.lock" </dev/null &
@@ -570,7 +572,8 @@ for flavour in $kernels; do
 	rc=0
 	run_kernel "$flavour" "$kdir/arch/x86/boot/bzImage" "$kdir" "$label" || rc=$?
 	if [ $rc = 0 ]; then stage_done ok; else fail_step "$flavour kernel" $rc; fi
-	torture_start "$flavour"
+	# (rc 1 may be a failed module build: the torture then builds its own.)
+	if [ $rc = 1 ]; then torture_start "$flavour"; else torture_start "$flavour" "$cache/work/$flavour"; fi
 done
 
 # dkms_build: `dkms build` in a private DKMS tree (--dkmstree, --sourcetree,

@@ -123,14 +123,21 @@ stage "lint: checkpatch --strict (${#csrc[@]} files, $src_names)"
 cp_bad=0
 key=$(clean_key checkpatch "${srcs[@]}")
 is_clean "$key" && srcs_cp=() || srcs_cp=("${srcs[@]}")
-# checkpatch_tree SRC: every file through SRC's checkpatch.pl; fails if one
-# had a finding, which it prints.
+# checkpatch_tree SRC: every file through SRC's checkpatch.pl, one run for
+# each set of ignored types (its start-up, which reads its word lists, costs
+# as much as a file); fails if one had a finding, which it prints, with the
+# file's name.
 checkpatch_tree() {
 	local f ign out rc=0
+	local -A files=()
 	for f in "${csrc[@]}"; do
 		ign=$(checkpatch_ignore "$f")
+		files[$ign]+=" $f"
+	done
+	for ign in "${!files[@]}"; do
+		# shellcheck disable=SC2086 # the list of files, split
 		out=$(perl "$1/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
-			--no-summary ${ign:+--ignore "$ign"} -f "$f" 2>&1) && continue
+			--no-summary ${ign:+--ignore "$ign"} -f ${files[$ign]} 2>&1) && continue
 		echo "  checkpatch from $(basename "$1"):"
 		echo "$out"
 		rc=1

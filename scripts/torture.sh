@@ -35,6 +35,10 @@
 #   PSEM_TORTURE_LIVE        seconds of the live-flip torture (default
 #                            DURATION / 3, at least 10; 0 skips that boot)
 #   PSEM_TORTURE_FLIP_MS     a switch flip every N ms there (default 20)
+#   PSEM_TORTURE_MODULES     a tree where scripts/lib.sh's build_modules
+#                            has just built psem for the one kernel run
+#                            (make check: its KUnit stage's); only torture/
+#                            is built, in it (default: built afresh)
 #   PSEM_CACHE, PSEM_LOGDIR  as for check.sh; qemu-run.sh's PSEM_QEMU_*
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -276,8 +280,15 @@ torture_kernel() {
 	[ -r "$kernel" ] || { echo "torture: no kernel image $kernel" >&2; return 1; }
 
 	stage "torture ($name): build"
-	build_modules "$kdir" "$work" ||
-		{ echo "torture: building psem failed"; stage_done FAILED; return 1; }
+	if [ -n "${PSEM_TORTURE_MODULES:-}" ]; then
+		work=$PSEM_TORTURE_MODULES
+		[ -f "$work/kmod/psem.ko" ] && [ -f "$work/Module.symvers" ] ||
+			{ echo "torture: no built psem in $work"; stage_done FAILED; return 1; }
+		echo "torture: psem as built in $work"
+	else
+		build_modules "$kdir" "$work" ||
+			{ echo "torture: building psem failed"; stage_done FAILED; return 1; }
+	fi
 	out=$(make -j"$(nproc)" -C "$kdir" M="$work/torture" KBUILD_EXTRA_SYMBOLS="$work/Module.symvers" \
 		W=1 modules 2>&1) || { echo "$out"; stage_done FAILED; return 1; }
 	if grep -E 'warning:|error:' <<<"$out"; then
