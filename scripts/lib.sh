@@ -29,6 +29,10 @@ build_modules() {
 	echo "build: retrying from scratch in $2" >&2
 	rm -rf "$2" && _build_modules "$@"
 }
+# psem_built WORK: whether WORK holds a psem build that other modules can
+# link against (kmod/psem.ko and its Module.symvers): a tree that
+# build_modules built, handed to a script that then builds only its own.
+psem_built() { [ -f "$1/kmod/psem.ko" ] && [ -f "$1/Module.symvers" ]; }
 _build_modules() {
 	local kdir=$1 work=$2
 	shift 2

@@ -282,7 +282,7 @@ torture_kernel() {
 	stage "torture ($name): build"
 	if [ -n "${PSEM_TORTURE_MODULES:-}" ]; then
 		work=$PSEM_TORTURE_MODULES
-		[ -f "$work/kmod/psem.ko" ] && [ -f "$work/Module.symvers" ] ||
+		psem_built "$work" ||
 			{ echo "torture: no built psem in $work"; stage_done FAILED; return 1; }
 		echo "torture: psem as built in $work"
 	else

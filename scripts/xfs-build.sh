@@ -57,7 +57,7 @@ psem=${PSEM_XFS_PSEM:-$work/psem.ko-build}
 if [ -z "${PSEM_XFS_PSEM:-}" ]; then
 	build_modules "$kdir" "$psem" >&2
 fi
-if [ ! -f "$psem/Module.symvers" ] || [ ! -f "$psem/kmod/psem.ko" ]; then
+if ! psem_built "$psem"; then
 	echo "xfs-build: no built psem in $psem" >&2
 	exit 1
 fi
