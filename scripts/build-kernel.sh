@@ -14,6 +14,10 @@
 #   scripts/build-kernel.sh --dir FLAVOUR
 #                                  print the build directory FLAVOUR has or
 #                                  would have (extracts and builds nothing)
+#   scripts/build-kernel.sh --fragments FLAVOUR
+#                                  print the flavour's config fragments, one
+#                                  path a line, in the order they are merged
+#                                  (extracts and builds nothing)
 #   scripts/build-kernel.sh --name FLAVOUR
 #                                  print the flavour's name with its kernel
 #                                  series, e.g. rt-6.12 (extracts nothing;
@@ -39,8 +43,13 @@
 # lay the repository's file SRC over the source's DST (sem-7.3: the
 # series' RFC patch, whole files); such a flavour is built with W=1, its
 # log kept in the build directory as .psem-build.log, and its release
-# names it (7.3.4-sem-7.3). A line "# psem-build: OPTION..." asks for W=1
-# (its log kept as for overlays) and "relative": the object directory is
+# names it (7.3.4-sem-7.3). A line "# psem-build: OPTION..." asks for
+# "lean" (configs/lean.config merged after base.config: what no guest
+# uses, off), "configured-only=SYM" (CONFIG_SYM stays as the fragments set
+# it, for modules built out of tree against the tree, but the tree does
+# not build it: kbuild is given CONFIG_SYM= on its command line, which
+# only the Makefiles read; debug: XFS_FS, built by scripts/xfs-build.sh),
+# W=1 (its log kept as for overlays) and "relative": the object directory is
 # then the subdirectory obj/ of the flavour's own hard-linked copy of the
 # source, where kbuild's paths are relative ("..", not the source's
 # absolute path), so that a copy of source and objects elsewhere is still
@@ -53,11 +62,12 @@
 # (usable as KDIR) on stdout.
 set -euo pipefail
 
-usage="usage: build-kernel.sh FLAVOUR | --source [FLAVOUR|PACKAGE] | --dir FLAVOUR | --name FLAVOUR | --stock UNAME | --prepare FLAVOUR"
+usage="usage: build-kernel.sh FLAVOUR | --source [FLAVOUR|PACKAGE] | --dir FLAVOUR | --fragments FLAVOUR | --name FLAVOUR | --stock UNAME | --prepare FLAVOUR"
 mode=build
 case ${1:-} in
 --source) mode=source; shift ;;
 --dir) mode=dir; shift ;;
+--fragments) mode=fragments; shift ;;
 --name) mode=name; shift ;;
 --stock) mode=stock; shift ;;
 --prepare) mode=prepare; shift ;;
@@ -69,7 +79,7 @@ cache=${PSEM_CACHE:-/var/cache/psem}
 # The source package: given, named by the flavour's fragment, or 6.1.
 flavour=${1:-}
 pkg=linux-source-6.1
-overlays=() unpatched=0 w1=0 relative=0
+overlays=() unpatched=0 w1=0 relative=0 unbuilt=()
 case $mode:$flavour in
 stock:?*)
 	# A stock image's release, e.g. 7.3.4+deb13-amd64: its series'
@@ -83,7 +93,8 @@ stock:?*)
 	done
 	frags=("$stock_config")
 	;;
-prepare:linux-source-* | prepare: | dir:linux-source-* | dir:) echo "$usage" >&2; exit 2 ;;
+prepare:linux-source-* | prepare: | dir:linux-source-* | dir: | fragments:linux-source-* | fragments:)
+	echo "$usage" >&2; exit 2 ;;
 *:linux-source-*) pkg=$flavour flavour= ;;
 *:) [ $mode = source ] || { echo "$usage" >&2; exit 2; } ;;
 *)
@@ -103,14 +114,20 @@ prepare:linux-source-* | prepare: | dir:linux-source-* | dir:) echo "$usage" >&2
 		case $o in
 		W=1) w1=1 ;;
 		relative) relative=1 ;;
-		*) echo "build-kernel: ${frags[1]}: unknown psem-build option '$o'" >&2; exit 2 ;;
+		lean) frags=("${frags[0]}" "$top/configs/lean.config" "${frags[1]}") ;;
+		configured-only=[A-Z0-9_]*) unbuilt+=("CONFIG_${o#*=}=") ;;
+		*) echo "build-kernel: ${frags[-1]}: unknown psem-build option '$o'" >&2; exit 2 ;;
 		esac
 	done
 	[ $relative = 0 ] || [ ${#overlays[@]} -eq 0 ] ||
-		{ echo "build-kernel: ${frags[1]}: overlays and a relative build do not go together" >&2; exit 2; }
+		{ echo "build-kernel: ${frags[-1]}: overlays and a relative build do not go together" >&2; exit 2; }
 	;;
 esac
 series=${pkg#linux-source-}
+if [ $mode = fragments ]; then
+	printf '%s\n' "${frags[@]}"
+	exit 0
+fi
 if [ $mode = name ]; then
 	case $flavour in
 	*-"$series" | *-"$series"-unpatched) echo "$flavour" ;;	# debug-7.3: named with its series
@@ -216,7 +233,7 @@ if [ -f "$out/.psem-built" ]; then
 		echo "build-kernel: $flavour's overlays changed: rebuilding in $out" >&2
 		t0=$SECONDS
 		rm -f "$out/.psem-built"
-		mk -j"$(nproc)" W=1 cmd_checkdoc= bzImage modules >"$out/.psem-build.log" 2>&1 ||
+		mk -j"$(nproc)" W=1 cmd_checkdoc= ${unbuilt[@]+"${unbuilt[@]}"} bzImage modules >"$out/.psem-build.log" 2>&1 ||
 			{ tail -n 30 "$out/.psem-build.log" >&2; exit 1; }
 		kernel_doc_overlays >>"$out/.psem-build.log" 2>&1
 		echo "$okey" >"$out/.psem-overlay-key"
@@ -321,7 +338,7 @@ if [ $mode = prepare ]; then
 fi
 
 if [ $w1 = 0 ]; then
-	mk -j"$(nproc)" bzImage modules >&2
+	mk -j"$(nproc)" ${unbuilt[@]+"${unbuilt[@]}"} bzImage modules >&2
 else
 	# A patch under test is built with W=1 (both sides, the same
 	# flags), the log kept for scripts/check-series.sh to judge the
@@ -333,7 +350,7 @@ else
 	# so emptying it changes no object and no later incremental W=1
 	# build (the series' builds, which keep it). kernel_doc_overlays
 	# runs it on the overlaid C files, as W=1 would have.
-	mk -j"$(nproc)" W=1 cmd_checkdoc= bzImage modules >"$out/.psem-build.log" 2>&1 ||
+	mk -j"$(nproc)" W=1 cmd_checkdoc= ${unbuilt[@]+"${unbuilt[@]}"} bzImage modules >"$out/.psem-build.log" 2>&1 ||
 		{ tail -n 30 "$out/.psem-build.log" >&2; exit 1; }
 	kernel_doc_overlays >>"$out/.psem-build.log" 2>&1
 fi

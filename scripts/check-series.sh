@@ -9,8 +9,8 @@
 #          pristine tree; checkpatch.pl --strict on every patch file (no
 #          finding but those upstream/checkpatch-allow lists, with their
 #          reasons); after each patch an incremental W=1 build of the
-#          debug-7.3 test kernel (configs/base.config + debug-7.3.config,
-#          as scripts/build-kernel.sh assembles them, plus
+#          debug-7.3 test kernel (the fragments that
+#          scripts/build-kernel.sh --fragments debug-7.3 names, plus
 #          upstream/series.config), after one build of the pristine tree
 #          (from a copy of the debug-7.3 test kernel's objects) that is
 #          cached under $PSEM_CACHE/build/series-debug-7.3-<key>/obj, keyed
@@ -98,7 +98,8 @@ srcver=$(basename "$src")
 # in the tree's obj/, where kbuild's paths are relative, as in the
 # debug-7.3 test kernel's build (scripts/build-kernel.sh's "relative"),
 # whose objects the first build here starts from.
-frags=("$top/configs/base.config" "$top/configs/debug-7.3.config" "$top/upstream/series.config")
+mapfile -t frags < <("$top/scripts/build-kernel.sh" --fragments debug-7.3)
+frags+=("$top/upstream/series.config")
 bkey=$( { echo "$srcver W=1 relative"; cat "${frags[@]}"; } | sha256sum | cut -c1-12)
 tree=$cache/build/series-debug-7.3-$bkey
 bout=$tree/obj
