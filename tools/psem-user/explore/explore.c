@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * psem-explore's runtime: the threads of a scenario as coroutines, the
- * scheduler that runs them one at a time, and happens-before. kernel.c
- * puts the kernel shim (the API shim.c implements on pthreads) on these
- * threads; explore.h describes the model; main.c is the search that
- * drives it.
+ * psem-explore's runtime: the threads of a scenario as coroutines (switch.c
+ * switches between them), the scheduler that runs them one at a time, and
+ * happens-before. kernel.c puts the kernel shim (the API shim.c implements
+ * on pthreads) on these threads; explore.h describes the model; main.c is
+ * the search that drives it.
  *
  * A thread runs until its next scheduling point (psem_explore_point(), or
  * a lock, sleep, wake or queue of the shim), where it hands control to the
@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include <linux/kernel.h>
@@ -34,9 +33,9 @@
 #include "psem-user.h"
 #include "explore.h"
 #include "explore_int.h"
+#include "switch.h"
 
 #ifdef __SANITIZE_ADDRESS__
-#include <dlfcn.h>
 #include <sanitizer/asan_interface.h>
 #define EX_ASAN 1
 #else
@@ -57,7 +56,7 @@ enum { EX_NEW, EX_READY, EX_BLOCKED, EX_DONE };
 struct ex_thread {
 	int		id;
 	const char	*name;
-	ucontext_t	ctx;
+	struct ex_ctx	ctx;
 	void		*stack;
 	void		(*fn)(void *);
 	void		*arg;
@@ -97,7 +96,7 @@ static struct ex_thread ex_threads[EX_MAX_THREADS];
 static int ex_nthreads;
 static struct ex_thread *ex_cur;	/* NULL: the scheduler's context */
 static int ex_prev = -1;		/* the thread that ran last */
-static ucontext_t ex_main_ctx;
+static struct ex_ctx ex_main_ctx;
 static const void *ex_main_bottom;
 static size_t ex_main_size;
 static unsigned long ex_warn_count;
@@ -305,29 +304,6 @@ void ex_guard_read(struct ex_guard *g)
 
 /* ---- switching ------------------------------------------------------ */
 
-/*
- * ASan's interceptor of swapcontext() clears the shadow of the whole
- * stack it switches to (a memset of EX_STACK / 8 bytes), at every switch,
- * and warns once per process, which is once per schedule here: most of a
- * schedule's time. The threads' stacks are never shared or reused while
- * the child runs, and each switch is announced to ASan as a fiber switch,
- * so the C library's own swapcontext() is called instead.
- */
-static int (*ex_swapcontext)(ucontext_t *, const ucontext_t *) = swapcontext;
-
-void ex_init(void)
-{
-
-#if EX_ASAN
-	/* The C library's, not the next definition (ASan's interceptor). */
-	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
-	void *real = libc ? dlsym(libc, "swapcontext") : NULL;
-
-	if (real)
-		ex_swapcontext = (int (*)(ucontext_t *, const ucontext_t *))real;
-#endif
-}
-
 static void ex_to_thread(struct ex_thread *t)
 {
 	void *fake = NULL;
@@ -335,7 +311,7 @@ static void ex_to_thread(struct ex_thread *t)
 	ex_cur = t;
 	if (EX_ASAN)
 		__sanitizer_start_switch_fiber(&fake, t->stack, EX_STACK);
-	ex_swapcontext(&ex_main_ctx, &t->ctx);
+	ex_ctx_switch(&ex_main_ctx, &t->ctx);
 	if (EX_ASAN)
 		__sanitizer_finish_switch_fiber(fake, NULL, NULL);
 	ex_cur = NULL;
@@ -349,7 +325,7 @@ static void ex_to_main(bool dying)
 	if (EX_ASAN)
 		__sanitizer_start_switch_fiber(dying ? NULL : &t->fake_stack,
 					       ex_main_bottom, ex_main_size);
-	ex_swapcontext(&t->ctx, &ex_main_ctx);
+	ex_ctx_switch(&t->ctx, &ex_main_ctx);
 	if (EX_ASAN)
 		__sanitizer_finish_switch_fiber(t->fake_stack, NULL, NULL);
 }
@@ -538,11 +514,7 @@ static int ex_add_thread(const char *name, void (*fn)(void *), void *arg,
 	ex_clock[t->id].c[t->id] = 1;	/* its first epoch: unseen by others */
 	t->task->preempt_count = (int)ctx;
 	t->stack = ex_stacks[t->id];
-	getcontext(&t->ctx);
-	t->ctx.uc_stack.ss_sp = t->stack;
-	t->ctx.uc_stack.ss_size = EX_STACK;
-	t->ctx.uc_link = NULL;
-	makecontext(&t->ctx, ex_trampoline, 0);
+	ex_ctx_new(&t->ctx, t->stack, EX_STACK, ex_trampoline);
 	t->state = EX_NEW;
 	t->op = "start";
 	return t->id;
