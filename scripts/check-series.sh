@@ -360,8 +360,10 @@ um_build() {
 }
 
 kunit() {
-	local ok=0 ubuild
-	stage "series: kunit.py run on UML (-j$jobs), one CPU and two"
+	local ok=0 ubuild what=''
+	case " $kruns " in *" um "*) what='one CPU' ;; esac
+	case " $kruns " in *" um2 "*) what+="${what:+ and }two CPUs" ;; esac
+	stage "series: kunit.py run on UML (-j$jobs), $what"
 	final_tree || { echo "check-series: the series does not apply"; stage_done FAILED; return 1; }
 	ubuild=$(um_dir)
 	case " $kruns " in *" um "*) kunit_run um "$ubuild" || ok=1 ;; esac
