@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * psem-shapes: what one take and one release cost on this machine's cores,
+ * by the shape of the release's atomics, on one semaphore word. It holds
+ * no psem code: it separates what the 2-permit, 2-thread cell of
+ * psem-bench-native measures (Documentation/benchmarks.rst, "Where the
+ * 2-permit cell's time goes").
+ *
+ * Every shape takes as the floor and psem_take() do: read the word, test
+ * it, compare-exchange, retried from the value a failure returns. The
+ * release is, by shape:
+ *
+ *   load+cas      read, then compare-exchange, retried: the floor's,
+ *                 sem_post()'s and psem_release_fast()'s
+ *   pfw+load+cas  the same after prefetchw, which asks for the line in
+ *                 exclusive state before the read (x86 only)
+ *   cas           no read: a first compare-exchange from a value the word
+ *                 never holds, so that it fails and returns the word with
+ *                 the line held, then retried from that value
+ *   load+xadd     read (as a release must, to test flags), then fetch_add
+ *   xadd          fetch_add alone, no read: the release issue 27 asked for
+ *   sem_t         sem_wait() and sem_post()
+ *
+ * Method, as psem-bench-native's: @threads threads, each pinned to its
+ * own CPU of the affinity mask, run @iters take+release pairs; a round's
+ * value is the mean over the threads of their ns per pair, and the shapes
+ * take turns within each round. Each shape gets a word of @permits that
+ * must be back at @permits afterwards. Prints, per shape, the median ns
+ * with the fastest and slowest round, and the median of the per-round
+ * speedups over sem_t with the rounds the shape lost.
+ *
+ * Usage: psem-shapes [--threads N] [--rounds N] [--iters N] [--permits N]
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_THREADS	64
+#define MAX_ROUNDS	101
+
+enum shape { LOAD_CAS, PFW_LOAD_CAS, CAS, LOAD_XADD, XADD, SEM_T, NR_SHAPES };
+
+static const char * const shape_names[NR_SHAPES] = {
+	"load+cas", "pfw+load+cas", "cas", "load+xadd", "xadd", "sem_t",
+};
+
+static struct {
+	long	word __attribute__((aligned(64)));
+	sem_t	sem __attribute__((aligned(64)));
+	int	woken __attribute__((aligned(64)));
+} obj;
+
+static unsigned int threads = 2, rounds = 15, iters = 200000, permits = 2;
+static enum shape shape;
+static pthread_barrier_t start, stop;
+static double ns[MAX_THREADS];
+static int cpus[MAX_THREADS];
+static bool failed;
+
+/* A word or a sem_t did not balance, or a call failed: the run fails. */
+static void fail(void)
+{
+	__atomic_store_n(&failed, true, __ATOMIC_RELAXED);
+}
+
+/* Read the word, test it, compare-exchange: the take of every shape. */
+static inline void take(void)
+{
+	long cur = __atomic_load_n(&obj.word, __ATOMIC_RELAXED);
+
+	for (;;) {
+		if (cur < 1) {
+			cur = __atomic_load_n(&obj.word, __ATOMIC_RELAXED);
+			continue;
+		}
+		/* ACQUIRE: pairs with the RELEASE of every release below. */
+		if (__atomic_compare_exchange_n(&obj.word, &cur, cur - 1, false,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return;
+	}
+}
+
+/* Retries a release's compare-exchange from @cur: the line is now held. */
+static inline void release_from(long cur)
+{
+	/* RELEASE: pairs with the ACQUIRE in take(). */
+	while (!__atomic_compare_exchange_n(&obj.word, &cur, cur + 1, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+}
+
+static inline void release(void)
+{
+	switch (shape) {
+	case PFW_LOAD_CAS:
+#if defined(__x86_64__) || defined(__i386__)
+		asm volatile("prefetchw %0" : : "m" (obj.word));
+#endif
+		/* fall through */
+	case LOAD_CAS:
+		release_from(__atomic_load_n(&obj.word, __ATOMIC_RELAXED));
+		break;
+	case CAS:
+		release_from(-1);	/* never the word: fails once */
+		break;
+	case LOAD_XADD:
+		/* The test a release makes; never true here. */
+		if (__atomic_load_n(&obj.word, __ATOMIC_RELAXED) < 0)
+			fail();
+		/* fall through */
+	case XADD:
+		/* RELEASE: pairs with the ACQUIRE in take(). */
+		__atomic_fetch_add(&obj.word, 1, __ATOMIC_RELEASE);
+		break;
+	default:
+		break;
+	}
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void *worker(void *arg)
+{
+	unsigned int id = (unsigned long)arg, i;
+	cpu_set_t set;
+	double t0;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpus[id], &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+		fail();
+	for (;;) {
+		pthread_barrier_wait(&start);
+		if (shape == NR_SHAPES)
+			return NULL;
+		/* All awake before any starts: no thread runs alone. */
+		__atomic_fetch_add(&obj.woken, 1, __ATOMIC_RELAXED);
+		while (__atomic_load_n(&obj.woken, __ATOMIC_RELAXED) < threads)
+			;
+		t0 = now_ns();
+		for (i = 0; i < iters; i++) {
+			if (shape == SEM_T) {
+				if (sem_wait(&obj.sem) || sem_post(&obj.sem))
+					fail();
+				continue;
+			}
+			take();
+			release();
+		}
+		ns[id] = (now_ns() - t0) / iters;
+		pthread_barrier_wait(&stop);
+	}
+}
+
+/* One round of @s: the mean over the threads of their ns per pair. */
+static double measure(enum shape s)
+{
+	double sum = 0;
+	unsigned int i;
+	int v;
+
+	obj.word = permits;
+	obj.woken = 0;
+	if (sem_init(&obj.sem, 0, permits))
+		fail();
+	shape = s;
+	pthread_barrier_wait(&start);
+	pthread_barrier_wait(&stop);
+	if (obj.word != (long)permits || sem_getvalue(&obj.sem, &v) ||
+	    v != (int)permits)
+		fail();
+	sem_destroy(&obj.sem);
+	for (i = 0; i < threads; i++)
+		sum += ns[i];
+	return sum / threads;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts @v's @n values in place; returns the median. */
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void report(double res[NR_SHAPES][MAX_ROUNDS])
+{
+	double v[MAX_ROUNDS], r[MAX_ROUNDS], m;
+	unsigned int s, i, lost;
+
+	printf("%-13s %26s  %s\n", "release", "ns per take+release",
+	       "speedup over sem_t, rounds lost");
+	for (s = 0; s < NR_SHAPES; s++) {
+		lost = 0;
+		for (i = 0; i < rounds; i++) {
+			v[i] = res[s][i];
+			r[i] = res[SEM_T][i] / res[s][i];
+			lost += r[i] < 1;
+		}
+		m = median(v, rounds);
+		printf("%-13s %8.1f [%7.1f-%7.1f]", shape_names[s], m, v[0],
+		       v[rounds - 1]);
+		m = median(r, rounds);
+		printf("  %.3f [%.2f-%.2f], lost %u/%u\n", m, r[0],
+		       r[rounds - 1], lost, rounds);
+	}
+}
+
+static unsigned int parse(const char *s, unsigned int lo, unsigned int hi)
+{
+	char *end;
+	unsigned long n = strtoul(s, &end, 10);
+
+	if (*s < '0' || *s > '9' || *end || n < lo || n > hi) {
+		fprintf(stderr, "psem-shapes: '%s' is not in %u..%u\n", s, lo,
+			hi);
+		exit(2);
+	}
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "threads", required_argument, NULL, 't' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "iters", required_argument, NULL, 'i' },
+		{ "permits", required_argument, NULL, 'p' },
+		{ }
+	};
+	static double res[NR_SHAPES][MAX_ROUNDS];
+	pthread_t tid[MAX_THREADS];
+	unsigned int i, s, n = 0;
+	cpu_set_t mask;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 't')
+			threads = parse(optarg, 1, MAX_THREADS);
+		else if (c == 'r')
+			rounds = parse(optarg, 1, MAX_ROUNDS);
+		else if (c == 'i')
+			iters = parse(optarg, 1, 1U << 30);
+		else if (c == 'p')
+			permits = parse(optarg, 1, 1U << 30);
+		else
+			return 2;
+	}
+	if (sched_getaffinity(0, sizeof(mask), &mask))
+		return 1;
+	for (c = 0; c < CPU_SETSIZE && n < threads; c++)
+		if (CPU_ISSET(c, &mask))
+			cpus[n++] = c;
+	if (n < threads) {
+		fprintf(stderr, "psem-shapes: %u threads, %u CPUs\n", threads,
+			n);
+		return 2;
+	}
+	pthread_barrier_init(&start, NULL, threads + 1);
+	pthread_barrier_init(&stop, NULL, threads + 1);
+	for (i = 0; i < threads; i++)
+		pthread_create(&tid[i], NULL, worker, (void *)(unsigned long)i);
+	for (i = 0; i < rounds; i++)
+		for (s = 0; s < NR_SHAPES; s++)
+			res[s][i] = measure(s);
+	shape = NR_SHAPES;
+	pthread_barrier_wait(&start);
+	for (i = 0; i < threads; i++)
+		pthread_join(tid[i], NULL);
+	printf("psem-shapes: %u threads, %u permits, %u rounds of %u\n",
+	       threads, permits, rounds, iters);
+	report(res);
+	if (failed)
+		fprintf(stderr, "psem-shapes: a word or sem_t did not balance\n");
+	return failed;
+}
