@@ -42,6 +42,11 @@
 #include <string.h>
 #include <time.h>
 
+#include <linux/compiler.h>	/* the shim's: ____cacheline_aligned_in_smp */
+
+/* As the kernel spells it (include/linux/compiler_attributes.h). */
+#define fallthrough	__attribute__((__fallthrough__))
+
 #define MAX_THREADS	64
 #define MAX_ROUNDS	101
 
@@ -51,11 +56,14 @@ static const char * const shape_names[NR_SHAPES] = {
 	"load+cas", "pfw+load+cas", "cas", "load+xadd", "xadd", "sem_t",
 };
 
-static struct {
-	long	word __attribute__((aligned(64)));
-	sem_t	sem __attribute__((aligned(64)));
-	int	woken __attribute__((aligned(64)));
-} obj;
+/* Each on its own line: only the word is contended. */
+struct shapes_obj {
+	long	word ____cacheline_aligned_in_smp;
+	sem_t	sem ____cacheline_aligned_in_smp;
+	int	woken ____cacheline_aligned_in_smp;
+};
+
+static struct shapes_obj obj;
 
 static unsigned int threads = 2, rounds = 15, iters = 200000, permits = 2;
 static enum shape shape;
@@ -104,7 +112,7 @@ static inline void release(void)
 #if defined(__x86_64__) || defined(__i386__)
 		asm volatile("prefetchw %0" : : "m" (obj.word));
 #endif
-		/* fall through */
+		fallthrough;
 	case LOAD_CAS:
 		release_from(__atomic_load_n(&obj.word, __ATOMIC_RELAXED));
 		break;
@@ -115,7 +123,7 @@ static inline void release(void)
 		/* The test a release makes; never true here. */
 		if (__atomic_load_n(&obj.word, __ATOMIC_RELAXED) < 0)
 			fail();
-		/* fall through */
+		fallthrough;
 	case XADD:
 		/* RELEASE: pairs with the ACQUIRE in take(). */
 		__atomic_fetch_add(&obj.word, 1, __ATOMIC_RELEASE);
