@@ -84,7 +84,8 @@ own_brd() {
 
 # own_xfs: the kernel's own xfs.ko (.ko or .ko.xz): from its installed
 # modules, or from the linux-modules-<ver> package that scripts/fetch-7x.sh
-# unpacks (7.3). Fails if neither has it.
+# unpacks (7.3). Fails if neither has it, as for the debug flavour, whose
+# build leaves the tree's xfs.ko out (configs/debug.config).
 own_xfs() {
 	local d f
 	for d in "$k_modroot" "$cache/pkg/linux-modules-$k_label/usr/lib/modules/$k_label/kernel"; do
@@ -92,7 +93,7 @@ own_xfs() {
 		f=$(find "$d" -path '*/fs/xfs/*' \( -name xfs.ko -o -name xfs.ko.xz \) | head -n 1)
 		[ -z "$f" ] || { echo "$f"; return 0; }
 	done
-	echo "check-xfs: no xfs.ko of $k_label's own (for 7.3: run scripts/fetch-7x.sh --modules)" >&2
+	echo "check-xfs: no xfs.ko of $k_label's own (a stock 7.3: run scripts/fetch-7x.sh --modules; a test kernel whose fragment says configured-only=XFS_FS, as debug does, builds none)" >&2
 	return 1
 }
 
