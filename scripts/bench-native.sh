@@ -19,6 +19,9 @@
 #                              scripts/bench_table.py --native
 #                              remakes all of the above (and .stats.txt:
 #                              psem's event counters, a separate short run)
+#   <date>-native.shapes.txt   psem-shapes at 2 threads (the release's
+#                              atomics by shape on a bare word, beside
+#                              sem_t; Documentation/benchmarks.rst)
 #
 # QUICK=1 names them <date>-native-quick.* and runs fewer rounds. Runs
 # nothing as root and loads nothing: it is an ordinary process whose
@@ -43,13 +46,16 @@
 #                              the contention cells at 2 threads or more
 #                              with psem's statistics on, which perturbs
 #                              them; their timings are not used)
+#   PSEM_NATIVE_SHAPES=0       no psem-shapes run (default 1, where the mask
+#                              has 2 CPUs: the run's rounds and iterations)
 #   PSEM_NATIVE_PROFILE=1      also `perf record` psem, positive-balance
 #                              and locked in the 2-thread RwLock read cell
 #                              where perf works,
 #                              into <stem>.perf-*.txt
 #   PSEM_NATIVE_SMOKE=1        build, run one round of every cell with few
-#                              iterations, check the primitives, write no
-#                              files; prints
+#                              iterations, and one of psem-shapes where
+#                              there are 2 CPUs, check the primitives and
+#                              the words, write no files; prints
 #                              "native: built, one round of N cells ran"
 #                              (make check's stage)
 #   PSEM_NATIVE_TCG            a `make bench` .rounds.csv to set the native
@@ -115,6 +121,12 @@ if [ "${PSEM_NATIVE_SMOKE:-0}" = 1 ]; then
 	fi
 	cells=$(sed -n 's/^psem_bench: end,ok,.*,cells=\([0-9]*\),.*$/\1/p' "$work/smoke.txt")
 	[ -n "$cells" ] || { echo "native: built, but the run did not end ok"; exit 1; }
+	if [ "$ncpu" -ge 2 ] && ! "$work/build/psem-shapes" --threads 2 --rounds 1 \
+		--iters 2000 >"$work/shapes.txt" 2>&1; then
+		tail -n 5 "$work/shapes.txt" >&2
+		echo "native: built, but psem-shapes failed"
+		exit 1
+	fi
 	echo "native: built, one round of $cells cells ran"
 	exit 0
 fi
@@ -185,6 +197,15 @@ if [ "${PSEM_NATIVE_STATS:-1}" = 1 ] && [ -n "$sthreads" ]; then
 	stage_done ok
 fi
 
+shapes=
+if [ "${PSEM_NATIVE_SHAPES:-1}" = 1 ] && [ "$ncpu" -ge 2 ]; then
+	stage "bench-native: psem-shapes, 2 threads"
+	shapes=$stem.shapes.txt
+	"$work/build/psem-shapes" --threads 2 --rounds "$rounds" \
+		--iters "$iters" >"$shapes"
+	stage_done ok
+fi
+
 if [ "${PSEM_NATIVE_PROFILE:-0}" = 1 ] && command -v perf >/dev/null; then
 	for v in psem positive-balance locked; do
 		stage "bench-native: perf record, RwLock read, 2 threads, $v"
@@ -222,6 +243,7 @@ python3 "$top/scripts/bench_table.py" --native "$stem.txt" "${args[@]}" \
 	--note "instruction counter: $perf_insns" \
 	--note "built: $what, -O2, against tools/psem-user's shim with native/include first" ||
 	rc=1
+[ -z "$shapes" ] || cat "$shapes"
 echo "bench-native: wrote $stem.* in $((SECONDS - start))s" >&2
 exit $rc
 }
