@@ -25,12 +25,6 @@ from bench_table import Log, label
 REFS = ["positive-balance", "sem_t", "pthread", "floor"]
 
 
-def per_round(log, key, ref):
-    a = log.rounds.get(key + ("psem",), {})
-    b = log.rounds.get(key + (ref,), {})
-    return [b[i]["ns"] / a[i]["ns"] for i in a if i in b and a[i]["ns"] > 0]
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--ref", action="append", help="a reference variant")
@@ -41,7 +35,8 @@ def main():
     for table in ("contention", "single"):
         for cell, n, gap in logs[0].cells(table):
             for ref in a.ref or REFS:
-                runs = [per_round(log, (table, cell, n, gap), ref)
+                key = (table, cell, n, gap)
+                runs = [log.ratios(key + ("psem",), key + (ref,))
                         for log in logs]
                 every = [r for run in runs for r in run]
                 if not every:

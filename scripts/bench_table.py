@@ -143,11 +143,15 @@ class Log:
         return self.key_speedup((table, cell, n, gap, variant),
                                 (table, cell, n, gap, ref))
 
-    def key_speedup(self, ka, kb):
-        """The same for any two keys measured in the same rounds."""
+    def ratios(self, ka, kb):
+        """kb's ns over ka's, round by round, for two keys of one run."""
         a = self.rounds.get(ka, {})
         b = self.rounds.get(kb, {})
-        r = [b[i]["ns"] / a[i]["ns"] for i in a if i in b and a[i]["ns"] > 0]
+        return [b[i]["ns"] / a[i]["ns"] for i in a if i in b and a[i]["ns"] > 0]
+
+    def key_speedup(self, ka, kb):
+        """The same for any two keys measured in the same rounds."""
+        r = self.ratios(ka, kb)
         if not r:
             return None
         return statistics.median(r), min(r), max(r), len(r)

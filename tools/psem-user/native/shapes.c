@@ -42,7 +42,9 @@
 #include <string.h>
 #include <time.h>
 
-#include <linux/compiler.h>	/* the shim's: ____cacheline_aligned_in_smp */
+#include <linux/atomic.h>	/* the shim's, and its <linux/compiler.h> */
+
+#include "psem_bench_floor.h"
 
 /* As the kernel spells it (include/linux/compiler_attributes.h). */
 #define fallthrough	__attribute__((__fallthrough__))
@@ -58,9 +60,9 @@ static const char * const shape_names[NR_SHAPES] = {
 
 /* Each on its own line: only the word is contended. */
 struct shapes_obj {
-	long	word ____cacheline_aligned_in_smp;
-	sem_t	sem ____cacheline_aligned_in_smp;
-	int	woken ____cacheline_aligned_in_smp;
+	atomic_long_t	word ____cacheline_aligned_in_smp;
+	sem_t		sem ____cacheline_aligned_in_smp;
+	atomic_t	woken ____cacheline_aligned_in_smp;
 };
 
 static struct shapes_obj obj;
@@ -72,41 +74,26 @@ static double ns[MAX_THREADS];
 static int cpus[MAX_THREADS];
 static bool failed;
 
-/* A word or a sem_t did not balance, or a call failed: the run fails. */
+/*
+ * A word or a sem_t did not balance, or a call failed: the run fails. A
+ * flag, read after the threads are joined, which orders it.
+ */
 static void fail(void)
 {
-	__atomic_store_n(&failed, true, __ATOMIC_RELAXED);
+	WRITE_ONCE(failed, true);
 }
 
-/* Read the word, test it, compare-exchange: the take of every shape. */
+/* The floor's take (psem_bench_floor.h), waiting while the word is 0. */
 static inline void take(void)
 {
-	long cur = __atomic_load_n(&obj.word, __ATOMIC_RELAXED);
-
-	for (;;) {
-		if (cur < 1) {
-			cur = __atomic_load_n(&obj.word, __ATOMIC_RELAXED);
-			continue;
-		}
-		/* ACQUIRE: pairs with the RELEASE of every release below. */
-		if (__atomic_compare_exchange_n(&obj.word, &cur, cur - 1, false,
-						__ATOMIC_ACQUIRE,
-						__ATOMIC_RELAXED))
-			return;
-	}
-}
-
-/* Retries a release's compare-exchange from @cur: the line is now held. */
-static inline void release_from(long cur)
-{
-	/* RELEASE: pairs with the ACQUIRE in take(). */
-	while (!__atomic_compare_exchange_n(&obj.word, &cur, cur + 1, false,
-					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+	while (!floor_acquire(&obj.word, 1))
 		;
 }
 
 static inline void release(void)
 {
+	long cur;
+
 	switch (shape) {
 	case PFW_LOAD_CAS:
 #if defined(__x86_64__) || defined(__i386__)
@@ -114,19 +101,22 @@ static inline void release(void)
 #endif
 		fallthrough;
 	case LOAD_CAS:
-		release_from(__atomic_load_n(&obj.word, __ATOMIC_RELAXED));
+		floor_release(&obj.word, 1);
 		break;
 	case CAS:
-		release_from(-1);	/* never the word: fails once */
+		cur = -1;	/* never the word: fails once, holding the line */
+		/* RELEASE: pairs with floor_acquire()'s ACQUIRE. */
+		while (!atomic_long_try_cmpxchg_release(&obj.word, &cur, cur + 1))
+			;
 		break;
 	case LOAD_XADD:
-		/* The test a release makes; never true here. */
-		if (__atomic_load_n(&obj.word, __ATOMIC_RELAXED) < 0)
+		/* The test a release makes (relaxed); never true here. */
+		if (atomic_long_read(&obj.word) < 0)
 			fail();
 		fallthrough;
 	case XADD:
-		/* RELEASE: pairs with the ACQUIRE in take(). */
-		__atomic_fetch_add(&obj.word, 1, __ATOMIC_RELEASE);
+		/* RELEASE: pairs with floor_acquire()'s ACQUIRE. */
+		atomic_long_fetch_add_release(1, &obj.word);
 		break;
 	default:
 		break;
@@ -156,8 +146,12 @@ static void *worker(void *arg)
 		if (shape == NR_SHAPES)
 			return NULL;
 		/* All awake before any starts: no thread runs alone. */
-		__atomic_fetch_add(&obj.woken, 1, __ATOMIC_RELAXED);
-		while (__atomic_load_n(&obj.woken, __ATOMIC_RELAXED) < threads)
+		/*
+		 * Relaxed: a start line, ordering nothing; the barrier
+		 * ordered the word's and the shape's setting before it.
+		 */
+		atomic_inc(&obj.woken);
+		while (atomic_read(&obj.woken) < (int)threads)
 			;
 		t0 = now_ns();
 		for (i = 0; i < iters; i++) {
@@ -181,14 +175,16 @@ static double measure(enum shape s)
 	unsigned int i;
 	int v;
 
-	obj.word = permits;
-	obj.woken = 0;
+	/* Before the start barrier, which orders them for the threads. */
+	atomic_long_set(&obj.word, permits);
+	atomic_set(&obj.woken, 0);
 	if (sem_init(&obj.sem, 0, permits))
 		fail();
 	shape = s;
 	pthread_barrier_wait(&start);
 	pthread_barrier_wait(&stop);
-	if (obj.word != (long)permits || sem_getvalue(&obj.sem, &v) ||
+	/* After the stop barrier: every thread's last write is seen. */
+	if (atomic_long_read(&obj.word) != (long)permits || sem_getvalue(&obj.sem, &v) ||
 	    v != (int)permits)
 		fail();
 	sem_destroy(&obj.sem);
