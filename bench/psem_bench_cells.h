@@ -4,8 +4,7 @@
  * operations, shared by the in-kernel benchmark (bench/psem_bench.c,
  * kthreads under QEMU) and the native one
  * (tools/psem-user/native/bench_native.c, pthreads on real cores).
- * psem_bench_loops.h holds the loop bodies and the round runner, and
- * includes psem_bench_floor.h, the floor's pair (also psem-shapes').
+ * psem_bench_loops.h holds the loop bodies and the round runner.
  *
  * Each of the two benchmarks is an environment layer around them. It
  * defines, before including this file:

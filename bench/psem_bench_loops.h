@@ -9,8 +9,6 @@
 #ifndef PSEM_BENCH_LOOPS_H
 #define PSEM_BENCH_LOOPS_H
 
-#include "psem_bench_floor.h"
-
 typedef u64 (*bench_loop_t)(struct bench_obj *o, unsigned int n,
 			    unsigned int steps, u64 x);
 
@@ -60,10 +58,32 @@ static __always_inline void bench_error(struct bench_obj *o)
 }
 
 /*
- * The floor's pairs (psem_bench_floor.h), each out of line as psem's calls
- * are: one copy per amount, so that the amount is a constant in it, as it
- * is in the kernel's copy that the recorded figures measured.
+ * The floor: the least an acquire/release pair can cost, a bare
+ * compare-exchange pair on one word, each out of line as psem's calls are.
+ * Acquire on the take, release on the give: the orders a semaphore needs.
+ * One out-of-line copy per amount, so that the amount is a constant in it,
+ * as it is in the kernel's copy that the recorded figures measured.
  */
+static __always_inline bool floor_acquire(atomic_long_t *w, long n)
+{
+	long cur = atomic_long_read(w);
+
+	do {
+		if (cur < n)
+			return false;
+	} while (!atomic_long_try_cmpxchg_acquire(w, &cur, cur - n));
+	return true;
+}
+
+static __always_inline void floor_release(atomic_long_t *w, long n)
+{
+	long cur = atomic_long_read(w);
+
+	/* Release: pairs with floor_acquire()'s acquire. */
+	while (!atomic_long_try_cmpxchg_release(w, &cur, cur + n))
+		;
+}
+
 static noinline bool floor_acquire1(atomic_long_t *w)
 {
 	return floor_acquire(w, 1);
