@@ -19,6 +19,10 @@
  *                 the line held, then retried from that value
  *   load+xadd     read (as a release must, to test flags), then fetch_add
  *   xadd          fetch_add alone, no read: the release issue 27 asked for
+ *   xsub+xadd     the xadd release, and a take that does not read either:
+ *                 a fetch_sub, given back if it overdrew the word (the
+ *                 take of the old counting semaphores, "lock decl; js");
+ *                 the cheapest pair of atomics one word allows
  *   sem_t         sem_wait() and sem_post()
  *
  * Method, as psem-bench-native's: @threads threads, each pinned to its
@@ -50,10 +54,14 @@
 #define MAX_THREADS	64
 #define MAX_ROUNDS	101
 
-enum shape { LOAD_CAS, PFW_LOAD_CAS, CAS, LOAD_XADD, XADD, SEM_T, NR_SHAPES };
+enum shape {
+	LOAD_CAS, PFW_LOAD_CAS, CAS, LOAD_XADD, XADD, XSUB_XADD, SEM_T,
+	NR_SHAPES
+};
 
 static const char * const shape_names[NR_SHAPES] = {
-	"load+cas", "pfw+load+cas", "cas", "load+xadd", "xadd", "sem_t",
+	"load+cas", "pfw+load+cas", "cas", "load+xadd", "xadd", "xsub+xadd",
+	"sem_t",
 };
 
 /* Each on its own line: only the word is contended. */
@@ -98,6 +106,22 @@ static inline void take(void)
 	} while (!atomic_long_try_cmpxchg_acquire(&obj.word, &cur, cur - 1));
 }
 
+/*
+ * The xsub+xadd shape's take: subtract first; a take that overdrew the
+ * word gives the permit back and waits for one. Never overdraws at 2
+ * permits and 2 threads, where each thread holds at most one.
+ */
+static inline void take_xsub(void)
+{
+	/* ACQUIRE: pairs with the RELEASE of the xadd release. */
+	while (atomic_long_fetch_sub_acquire(1, &obj.word) < 1) {
+		/* Relaxed: it gives back what it did not take. */
+		atomic_long_inc(&obj.word);
+		while (atomic_long_read(&obj.word) < 1)
+			;
+	}
+}
+
 static inline void floor_release(void)
 {
 	long cur = atomic_long_read(&obj.word);	/* relaxed: rechecked */
@@ -132,6 +156,7 @@ static inline void release(void)
 			fail();
 		fallthrough;
 	case XADD:
+	case XSUB_XADD:
 		/* RELEASE: pairs with take()'s ACQUIRE. */
 		atomic_long_fetch_add_release(1, &obj.word);
 		break;
@@ -177,7 +202,10 @@ static void *worker(void *arg)
 					fail();
 				continue;
 			}
-			take();
+			if (shape == XSUB_XADD)
+				take_xsub();
+			else
+				take();
 			release();
 		}
 		ns[id] = (now_ns() - t0) / iters;
