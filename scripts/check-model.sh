@@ -72,6 +72,10 @@ secs_since() {
 	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
 }
 
+# The model build() generates a verifier of: psem.pml, but for the
+# proposal's section near the end.
+pml=psem.pml
+
 # build DIR CFLAGS -- SPIN_DEFINES...: generate and compile a verifier in DIR
 build() {
 	local dir=$1 cflags=$2
@@ -82,7 +86,7 @@ build() {
 	printf '%s\n' "$@" >"$dir/defines"
 	(
 		cd "$dir"
-		spin -a "$@" psem.pml >spin.log 2>&1 ||
+		spin -a "$@" "$pml" >spin.log 2>&1 ||
 			{ cat spin.log >&2; exit 1; }
 		# -w: pan.c trips gcc's -Wstringop-overflow on spin's Index()
 		# bounds-checking macro; the warnings are spurious
@@ -392,6 +396,35 @@ done
 if [ "$b_configs" = 3 ]; then
 	echo "model: broken(fast-retry): no safety violation in $b_configs configurations ($b_states states; a performance problem, not a correctness one)"
 fi
+
+# --- a proposal: issue 27's blind-add word ----------------------------------
+# model/proposal_fadd.pml models the design of design.rst, "The word a blind
+# add needs", not psem's code: it must verify, and each broken variant must
+# fail, with the adder's own-move assertion and without it (then the
+# teardown, FIFO, overtake or conservation checks must catch it).
+pml=proposal_fadd.pml
+build "$work/fadd" "-O1" --
+search "$work/fadd" -m1000000
+if [ "$errors" != 0 ] || grep -q 'max search depth too small' "$work/fadd/pan.out"; then
+	die_unexpected "proposal(fadd): violation or truncated search: $first_error"
+else
+	echo "model: proposal(fadd): verified, $stored states, ${elapsed}s"
+	total_states=$((total_states + stored))
+fi
+for broken in SHARED_FIELD CLEAR_EARLY NOT_NEGATIVE; do
+	for own in "" -DNO_OWN_CHECK; do
+		dir=$work/fadd-$broken$own
+		# shellcheck disable=SC2086
+		build "$dir" "-O0" -- -DBROKEN_$broken $own
+		search "$dir" -m1000000
+		if [ "$errors" = 0 ]; then
+			die_unexpected "proposal(fadd) broken($broken $own): NO violation found (expected one): $stored states"
+		else
+			echo "model: proposal(fadd) broken($broken${own:+, $own}): violation found (expected): $first_error"
+		fi
+	done
+done
+pml=psem.pml
 
 if [ -n "$big_pid" ]; then
 	big_ok=0
