@@ -47,6 +47,15 @@
  *                           become balance under their adders
  *   -DBROKEN_NOT_NEGATIVE   the waiters word is not negative: a try takes
  *                           an add in flight from a linked waiter
+ *   -DBROKEN_DROP_REST      no credit: a lock holder that must keep the
+ *                           bit drops what it had left to add
+ *   -DBROKEN_NEWEST_FIRST   the hand-off serves the newest waiter first
+ * In check-model.sh's breadth-first searches, the first failure is: the
+ * own move (SHARED_FIELD, CLEAR_EARLY), I1' (SHARED_FIELD without it),
+ * the teardown (CLEAR_EARLY without it), no overtake (NOT_NEGATIVE),
+ * conservation (DROP_REST), FIFO (NEWEST_FIRST). The credit rule is
+ * among SHARED_FIELD's failures (pan -e -c0), never the first; no
+ * variant here shows the progress check failing.
  */
 
 #define NW	2	/* waiters (the wake-up mask below has two bits) */
@@ -104,11 +113,17 @@ inline hand_over(srv)
 	do
 	:: hand > 0 && qlen > 0 ->
 		atomic {
+#ifdef BROKEN_NEWEST_FIRST
+			qlen--;
+			assert(ticket[q[qlen]] == served);	/* FIFO */
+			srv = srv | (1 << q[qlen]);
+#else
 			assert(ticket[q[0]] == served);	/* FIFO */
-			served++;
 			srv = srv | (1 << q[0]);
 			q[0] = q[1];
 			qlen--;
+#endif
+			served++;
 			hand--;
 			held++
 		}
@@ -125,7 +140,11 @@ inline hand_over(srv)
 			:: val == 0 ->
 #endif
 				W = 0; val = val + cred + hand; cred = 0
+#ifdef BROKEN_DROP_REST
+			:: else -> skip
+#else
 			:: else -> cred = cred + hand
+#endif
 			fi;
 			hand = 0
 		}

@@ -204,11 +204,11 @@ expect_violation() {
 	dir=$work/broken-$(echo "$label" | tr -c 'a-z0-9\n' '-')
 	build "$dir" "-O0 -DBFS" -- "$@"
 	search "$dir" -m20000 -w22
-	if [ "$errors" = 0 ] || [ ! -f "$dir/psem.pml.trail" ]; then
+	if [ "$errors" = 0 ] || [ ! -f "$dir/$pml.trail" ]; then
 		die_unexpected "broken($label): NO violation found (expected one): $stored states"
 		return 1
 	fi
-	(cd "$dir" && spin -t -p "$@" psem.pml >replay.txt 2>&1) || true
+	(cd "$dir" && spin -t -p "$@" "$pml" >replay.txt 2>&1) || true
 	echo "model: broken($label): violation found (expected): $(describe "$dir"); trail of ${depth} steps, $stored states, ${elapsed}s"
 }
 
@@ -403,26 +403,11 @@ fi
 # fail, with the adder's own-move assertion and without it (then the
 # teardown, FIFO, overtake or conservation checks must catch it).
 pml=proposal_fadd.pml
-build "$work/fadd" "-O1" --
-search "$work/fadd" -m1000000
-if [ "$errors" != 0 ] || grep -q 'max search depth too small' "$work/fadd/pan.out"; then
-	die_unexpected "proposal(fadd): violation or truncated search: $first_error"
-else
-	echo "model: proposal(fadd): verified, $stored states, ${elapsed}s"
-	total_states=$((total_states + stored))
-fi
-for broken in SHARED_FIELD CLEAR_EARLY NOT_NEGATIVE; do
-	for own in "" -DNO_OWN_CHECK; do
-		dir=$work/fadd-$broken$own
-		# shellcheck disable=SC2086
-		build "$dir" "-O0" -- -DBROKEN_$broken $own
-		search "$dir" -m1000000
-		if [ "$errors" = 0 ]; then
-			die_unexpected "proposal(fadd) broken($broken $own): NO violation found (expected one): $stored states"
-		else
-			echo "model: proposal(fadd) broken($broken${own:+, $own}): violation found (expected): $first_error"
-		fi
-	done
+verify "proposal(fadd)" 20
+for broken in SHARED_FIELD CLEAR_EARLY NOT_NEGATIVE DROP_REST NEWEST_FIRST; do
+	expect_violation "proposal(fadd) $broken" -DBROKEN_$broken || true
+	expect_violation "proposal(fadd) $broken, own-move check off" \
+		-DBROKEN_$broken -DNO_OWN_CHECK || true
 done
 pml=psem.pml
 

@@ -101,7 +101,7 @@ static inline void take(void)
 
 	do {
 		while (cur < 1)		/* the other thread holds both */
-			cur = atomic_long_read(&obj.word);
+			cur = atomic_long_read(&obj.word);	/* relaxed: rechecked */
 		/* ACQUIRE: pairs with the RELEASE of each release shape. */
 	} while (!atomic_long_try_cmpxchg_acquire(&obj.word, &cur, cur - 1));
 }
@@ -117,6 +117,7 @@ static inline void take_xsub(void)
 	while (atomic_long_fetch_sub_acquire(1, &obj.word) < 1) {
 		/* Relaxed: it gives back what it did not take. */
 		atomic_long_inc(&obj.word);
+		/* Relaxed: a wait; the fetch_sub that follows rechecks. */
 		while (atomic_long_read(&obj.word) < 1)
 			;
 	}
