@@ -118,7 +118,7 @@ reopen-stays-closed:life/reopen-vs-acquire
 reopen-unblocks-debt:life/reopen-with-debt
 capped-release-unchecked:life/release-all-held-capacity
 drain-drops-ext:life/capacity-after-waiter
-owe-drops-closed:life/close-then-debt-paid
+mark-drops-closed:life/close-then-debt-paid
 downgrade-releases-all:rwlock/downgrade-vs-lock
 mutex-unlock-lost:mutex/unlock-vs-lock
 mutex-destroy-no-sync:defer/mutex-cancel-nmi-free,defer/mutex-unlock-nmi-free
