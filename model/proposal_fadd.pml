@@ -11,11 +11,15 @@
  *   val   the bits from PSEM_ONE to the field's top: the balance while W
  *         is clear; while it is set, the field of adds in flight, each
  *         owned by the release that made it
- *   cred  the bits above the field while W is set: a credit, what a lock
- *         holder had left to add while adds were in flight; zero while W
- *         is clear
- * The debt, close and capacities are not modelled here (psem.pml models
- * them for today's word).
+ *   dc    the bits above the field while W is set, signed: a debt (dc >
+ *         0), permits a reduce could not take, which releases pay before
+ *         any waiter; or a credit (dc < 0), what a lock holder had left to
+ *         add while adds were in flight; zero while W is clear
+ *   closed the closed state (PSEM_BLOCKED, or PSEM_WAIT_CLOSED with W): a
+ *         closed word is negative with W clear too, so no take succeeds,
+ *         and an add onto it lands in the balance, where it belongs (a
+ *         closed psem takes releases), with nothing for its adder to move
+ * Capacities (a psem_ext's word, negative for good) are not modelled.
  *
  * Processes: NW waiters, each taking one permit (lock-free, else under
  * the queue lock, else linked and asleep until served); NR releasers,
@@ -26,11 +30,20 @@
  * quiesces and frees the psem once every waiter has returned and the try
  * is done (Documentation/design.rst, "Teardown: when a psem may be
  * freed"; the design makes psem_sync() wait for the adds in flight too).
+ * With -DREDUCE, a reducer removes one permit (from the balance, from a
+ * credit, or as a debt) and then returns it with the blind add, as
+ * psem.pml's reducer does. With -DCLOSE, a closer closes the psem at any
+ * moment, failing the linked waiters (which hold nothing: each takes one
+ * permit), and may reopen it; a waiter refuses under the lock while it is
+ * closed.
  *
  * Properties (assertions, and spin's end states):
- *   conservation   outside + val + cred + held + hand == NR, in every state
- *   I1'            W clear implies no waiter linked and no credit
+ *   conservation   outside + val + credit + held + hand == NR + debt, in
+ *                  every state
+ *   I1'            W clear implies no waiter linked, no debt, no credit
  *   credit         a credit only while no waiter is linked
+ *   debt first     no waiter is served while a debt is owed
+ *   closed         no waiter linked while closed, no take succeeds
  *   no overtake    a try never succeeds while a waiter is linked
  *   FIFO           waiters are served in the order they linked
  *   own move       an adder under the lock finds its own add in the field
@@ -50,21 +63,42 @@
  *   -DBROKEN_DROP_REST      no credit: a lock holder that must keep the
  *                           bit drops what it had left to add
  *   -DBROKEN_NEWEST_FIRST   the hand-off serves the newest waiter first
+ *   -DBROKEN_REDUCE_FIELD   (REDUCE) a reduce on a word with W takes an
+ *                           add in flight instead of owing a debt
+ *   -DBROKEN_DEBT_LAST      (REDUCE) an adder's move serves the waiters
+ *                           before it pays the debt
+ *   -DBROKEN_CLOSE_CLEARS   (CLOSE) close clears the bit once it has
+ *                           failed the waiters, adds in flight or not
+ *   -DBROKEN_TAKE_CLOSED    (CLOSE) a take reads a closed word with W
+ *                           clear as takeable: the add's balance is not
+ *                           behind the sign bit
  * In check-model.sh's breadth-first searches, the first failure is: the
- * own move (SHARED_FIELD, CLEAR_EARLY), I1' (SHARED_FIELD without it),
- * the teardown (CLEAR_EARLY without it), no overtake (NOT_NEGATIVE),
- * conservation (DROP_REST), FIFO (NEWEST_FIRST). The credit rule is
- * among SHARED_FIELD's failures (pan -e -c0), never the first; no
+ * own move (SHARED_FIELD, CLEAR_EARLY, REDUCE_FIELD, CLOSE_CLEARS), I1'
+ * (SHARED_FIELD, REDUCE_FIELD and CLOSE_CLEARS without it), the teardown
+ * (CLEAR_EARLY without it), no overtake (NOT_NEGATIVE), conservation
+ * (DROP_REST), FIFO (NEWEST_FIRST), debt first (DEBT_LAST: a release's
+ * permit left over with the debt unpaid; a waiter served while a debt is
+ * owed is among its later failures), closed (TAKE_CLOSED). The credit
+ * rule is among SHARED_FIELD's failures (pan -e -c0), never the first; no
  * variant here shows the progress check failing.
  */
 
 #define NW	2	/* waiters (the wake-up mask below has two bits) */
 #define NR	3	/* releasers: one permit more than the waiters take */
+#ifdef REDUCE
+#define NRED	1	/* the reducer's release */
+#else
+#define NRED	0
+#endif
 
 bit W;
 byte val;
-byte cred;
+short dc;
+bit closed;
 bit lk;
+
+#define CRED	(dc < 0 -> -dc : 0)
+#define DEBT	(dc > 0 -> dc : 0)
 
 byte q[NW];		/* linked waiters, oldest first */
 byte qlen;
@@ -82,12 +116,17 @@ bit trydone;
 bit tgot;		/* the try took a permit, which it returns */
 byte nadd;		/* blind adds made */
 bit freed;
+bit rdone = 1;		/* the reducer is done (set to 0 by init if any) */
+bit cdone = 1;		/* the closer is done (likewise) */
+bit shut[NW];		/* a waiter failed by close */
 
-/* The word as a take sees it: negative while W is set. */
-#ifdef BROKEN_NOT_NEGATIVE
-#define TAKEABLE	(val >= 1)
-#else
+/* The word as a take sees it: negative while W is set or closed. */
+#if defined(BROKEN_NOT_NEGATIVE)
+#define TAKEABLE	(!closed && val >= 1)
+#elif defined(BROKEN_TAKE_CLOSED)
 #define TAKEABLE	(!W && val >= 1)
+#else
+#define TAKEABLE	(!W && !closed && val >= 1)
 #endif
 
 #define TOUCH		assert(!freed)
@@ -103,16 +142,18 @@ inline unlock()
 }
 
 /*
- * Under the lock, with @hand permits taken from the word: serve the
- * waiters in FIFO order, then, with none left, clear the bit if no add is
- * in flight, moving the credit and the rest to the balance in the same
- * exchange, or keep the rest as a credit. @srv collects whom to wake.
+ * Under the lock, with @hand permits taken from the word and the debt
+ * paid: serve the waiters in FIFO order, then, with none left and no
+ * debt, clear the bit if no add is in flight, moving the credit and the
+ * rest to the balance in the same exchange, or keep the rest as a
+ * credit. @srv collects whom to wake.
  */
 inline hand_over(srv)
 {
 	do
 	:: hand > 0 && qlen > 0 ->
 		atomic {
+			assert(dc <= 0);	/* debt first */
 #ifdef BROKEN_NEWEST_FIRST
 			qlen--;
 			assert(ticket[q[qlen]] == served);	/* FIFO */
@@ -130,7 +171,7 @@ inline hand_over(srv)
 	:: else -> break
 	od;
 	if
-	:: qlen == 0 ->
+	:: qlen == 0 && dc <= 0 ->
 		atomic {
 			TOUCH;
 			if
@@ -139,17 +180,28 @@ inline hand_over(srv)
 #else
 			:: val == 0 ->
 #endif
-				W = 0; val = val + cred + hand; cred = 0
+				W = 0; val = val + CRED + hand; dc = 0
 #ifdef BROKEN_DROP_REST
 			:: else -> skip
 #else
-			:: else -> cred = cred + hand
+			:: else -> dc = dc - hand
 #endif
 			fi;
 			hand = 0
 		}
-	:: else
+	:: else -> assert(hand == 0)	/* debt first: the debt took it */
 	fi
+}
+
+/* Under the lock: what a release brings pays the debt first. */
+inline pay_debt()
+{
+	atomic {
+		if
+		:: hand > 0 && dc > 0 -> dc--; hand--
+		:: else
+		fi
+	}
 }
 
 /* After the unlock: wake the served (their "done", on their stacks). */
@@ -193,7 +245,13 @@ inline release_one()
 			skip
 #endif
 		};
+#ifndef BROKEN_DEBT_LAST
+		pay_debt();
+#endif
 		hand_over(srv);
+#ifdef BROKEN_DEBT_LAST
+		pay_debt();
+#endif
 		unlock();
 		wake(srv)
 	fi
@@ -218,7 +276,8 @@ proctype tryer()
 		TOUCH;
 		if
 		:: TAKEABLE -> val--; held++; got = 1; tgot = 1;
-			assert(qlen == 0)		/* no overtake */
+			assert(qlen == 0);		/* no overtake */
+			assert(!closed)
 		:: else
 		fi
 	};
@@ -231,12 +290,12 @@ proctype tryer()
 
 proctype waiter(byte me)
 {
-	bit took;
+	bit took, refused;
 
 	atomic {
 		TOUCH;
 		if
-		:: TAKEABLE -> val--; held++; took = 1
+		:: TAKEABLE -> val--; held++; took = 1; assert(!closed)
 		:: else
 		fi
 	};
@@ -248,13 +307,14 @@ proctype waiter(byte me)
 	atomic {
 		TOUCH;
 		if
-		:: !W && val >= 1 -> val--; held++; took = 1
-		:: !W && val == 0 -> W = 1		/* marks, balance drained */
-		:: W && cred >= 1 -> cred--; held++; took = 1
+		:: closed -> refused = 1		/* -ESHUTDOWN */
+		:: !closed && !W && val >= 1 -> val--; held++; took = 1
+		:: !closed && !W && val == 0 -> W = 1	/* marks, balance drained */
+		:: !closed && W && dc < 0 -> dc++; held++; took = 1
 		:: else
 		fi;
 		if
-		:: !took ->
+		:: !took && !refused ->
 			q[qlen] = me; qlen++;
 			ticket[me] = linked; linked++
 		:: else
@@ -262,12 +322,90 @@ proctype waiter(byte me)
 	};
 	unlock();
 	if
-	:: !took -> done[me] == 1
+	:: !took && !refused -> done[me] == 1
 	:: else
 	fi;
 out:
 	returned++
 }
+
+#ifdef REDUCE
+/*
+ * Removes one permit for good (psem_reduce(1)): from the balance, or, with
+ * none, marks the word and owes it; with W set, from a credit or as a
+ * debt. Then, as psem.pml's reducer does, returns it with the blind add.
+ */
+proctype reducer()
+{
+	bit clean;
+	byte srv;
+
+	lock();
+	atomic {
+		TOUCH;
+		if
+		:: !W && val >= 1 -> val--
+		:: !W && val == 0 -> W = 1; dc = 1
+#ifdef BROKEN_REDUCE_FIELD
+		:: W && val >= 1 -> val--
+		:: W && val == 0 -> dc++
+#else
+		:: W -> dc++
+#endif
+		fi;
+		held++
+	};
+	unlock();
+	release_one();
+	rdone = 1
+}
+#endif
+
+#ifdef CLOSE
+/*
+ * Closes the psem (psem_close()): every linked waiter fails, holding
+ * nothing, and leaves the queue oldest first; the bit then goes as a
+ * release's would, unless an add is in flight or a debt owed. May reopen.
+ */
+proctype closer()
+{
+	byte srv;
+
+	lock();
+	atomic {
+		TOUCH;
+		closed = 1;
+		do
+		:: qlen > 0 ->
+			assert(ticket[q[0]] == served);
+			srv = srv | (1 << q[0]);
+			shut[q[0]] = 1;
+			q[0] = q[1];
+			qlen--;
+			served++
+		:: else -> break
+		od
+	};
+#ifdef BROKEN_CLOSE_CLEARS
+	atomic { TOUCH; W = 0; val = val + CRED; dc = 0 };
+#else
+	if
+	:: W -> hand_over(srv)
+	:: else
+	fi;
+#endif
+	unlock();
+	wake(srv);
+	if
+	:: true ->
+		lock();
+		closed = 0;
+		unlock()
+	:: true
+	fi;
+	cdone = 1
+}
+#endif
 
 /*
  * The owner: once its waiters have returned, its try is done and every
@@ -280,8 +418,9 @@ out:
 proctype owner()
 {
 	atomic {
-		returned == NW && trydone && nadd == NR + tgot && lk == 0 &&
-		!(W && val > 0) -> freed = 1
+		returned == NW && trydone && rdone && cdone &&
+		nadd == NR + tgot + NRED && lk == 0 && !(W && val > 0) ->
+		freed = 1
 	}
 }
 
@@ -290,9 +429,10 @@ active proctype monitor()
 {
 end:	do
 	:: atomic {
-		assert(outside + val + cred + held + hand == NR);
-		assert(W || (qlen == 0 && cred == 0));
-		assert(cred == 0 || qlen == 0)
+		assert(outside + val + CRED + held + hand == NR + DEBT);
+		assert(W || (qlen == 0 && dc == 0));
+		assert(dc >= 0 || qlen == 0);
+		assert(!closed || qlen == 0)
 	}
 	od
 }
@@ -300,6 +440,14 @@ end:	do
 init
 {
 	atomic {
+#ifdef REDUCE
+		rdone = 0;
+		run reducer();
+#endif
+#ifdef CLOSE
+		cdone = 0;
+		run closer();
+#endif
 		run waiter(0);
 		run waiter(1);
 		run releaser();
