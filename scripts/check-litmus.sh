@@ -5,7 +5,7 @@
 # herd7 where none is installed (scripts/setup.sh fetches it). Prints each
 # test's line and one summary line per LKMM:
 #
-#   litmus (LKMM of 6.1.N, 6.1 rules): 16 tests, all as expected
+#   litmus (LKMM of 6.1.N, 6.1 rules): 20 tests, all as expected
 #
 # Fails if herd7 cannot run or any test's Observation differs from the
 # result its comment gives for that model.
