@@ -66,6 +66,9 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
   mark-drops-closed         psem_take_or_mark(): setting PSEM_WAITERS on a
                             closed psem leaves its closed state in
                             PSEM_BLOCKED, which then reads as the bit's
+  waiters-not-negative      psem_wait_bits(): PSEM_WAITERS moves no
+                            PSEM_BLOCKED, as before c998336: an open psem's
+                            waiters word is not negative
   balance-overflow-unchecked psem_add_balance(): no overflow check
   retry-relaxed             psem_release_retry(): the retried exchange's
                             RELEASE made relaxed
@@ -244,6 +247,7 @@ MUTANTS = {
                        "(PSEM_WAITERS | PSEM_BLOCKED)"),
     "mark-drops-closed": ("psem_take_or_mark", "psem_wait_bits(cur)",
                           "(PSEM_WAITERS | PSEM_BLOCKED)"),
+    "waiters-not-negative": ("psem_wait_bits", "PSEM_BLOCKED);", "0);"),
     "balance-overflow-unchecked": ("psem_add_balance",
                                    "if (n > cap - psem_word_balance(cur)) {",
                                    "if (0) {"),

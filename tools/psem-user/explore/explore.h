@@ -65,6 +65,14 @@ do {									\
 			##__VA_ARGS__);					\
 } while (0)
 
+/*
+ * Where set, run at every spin_unlock() with the lock still held and no
+ * scheduling point: the scenarios' library checks its psem's word there
+ * (scen_lib.c).
+ */
+struct spinlock;
+extern void (*ex_unlock_check)(struct spinlock *lock);
+
 /* Whether thread @tid has returned (for a check, or another thread). */
 bool ex_thread_done(int tid);
 /*

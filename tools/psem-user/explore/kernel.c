@@ -163,6 +163,8 @@ int psem_user_spin_trylock(spinlock_t *lock)
 	return 1;
 }
 
+void (*ex_unlock_check)(struct spinlock *lock);
+
 void psem_user_spin_unlock(spinlock_t *lock)
 {
 	struct task_struct *t = current;
@@ -171,6 +173,8 @@ void psem_user_spin_unlock(spinlock_t *lock)
 		psem_user_warn(__FILE__, __LINE__,
 			       "spin_unlock of a lock %s/%d does not hold\n",
 			       t->comm, t->pid);
+	else if (ex_unlock_check)
+		ex_unlock_check(lock);
 	ex_point("spin_unlock", (uintptr_t)__builtin_return_address(0), lock);
 	ex_sync(lock, EX_ORD_REL);
 	lock->owner = NULL;
