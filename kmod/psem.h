@@ -28,9 +28,9 @@
  * The atomic word, &psem.count: two flags and the psem_ext mark below
  * PSEM_ONE, above them the balance, or, while PSEM_WAITERS is set, the
  * debt, and the sign bit, PSEM_BLOCKED, set while the psem is closed or
- * PSEM_WAITERS is set: every lock-free take and release fails its first
- * test on a negative word. What each bit means, and every place that sets
- * or clears it, is stated here once; the code points here, and
+ * owes a debt: every lock-free take and release fails its first test on a
+ * negative word. What each bit means, and every place that sets or clears
+ * it, is stated here once; the code points here, and
  * Documentation/design.rst ("The rules") has the proof.
  *
  * PSEM_WAITERS - a waiter (a task, a quiesce or an asynchronous waiter) is
@@ -41,11 +41,10 @@
  *   Cleared: under the queue lock, only by psem_add_locked(), in the one
  *            read-modify-write that adds what is left of a release once
  *            the queue is empty and no debt remains.
- *   Both move PSEM_BLOCKED and the closed state with it (psem_wait_bits()).
  *   I1: clear => no waiter is linked and no debt is owed.
  *   I2: set   => the bits above PSEM_ONE hold the debt (the balance is
- *                zero), PSEM_BLOCKED is set, PSEM_CONTENDED is clear, and
- *                only holders of the queue lock write the word.
+ *                zero), PSEM_CONTENDED is clear, and only holders of the
+ *                queue lock write the word.
  *
  * PSEM_CONTENDED - the contention flag, a hint: a locked release lost a
  * race with a lock-free path, and lock-free releases should take the lock
@@ -67,22 +66,23 @@
  *            subtracts from the word, or (the drain to PSEM_WAITERS)
  *            copies it over.
  *
- * PSEM_BLOCKED - the sign bit: the psem is closed, or PSEM_WAITERS is set.
- * A psem that is both says it is closed with PSEM_WAIT_CLOSED. So a word
- * that a waiter, a debt or a close blocks is negative, whatever its bits
- * above PSEM_ONE hold, and a take's one comparison fails on it.
+ * PSEM_BLOCKED - the sign bit: the psem is closed, or owes a debt. A
+ * psem that is both says it is closed with PSEM_DEBT_CLOSED.
  *   Set and cleared: under the queue lock, with relaxed RMWs, by
- *            psem_close() and psem_reopen(), and with PSEM_WAITERS by the
- *            RMWs that set and clear that bit, which move the closed
- *            state between it and PSEM_WAIT_CLOSED (psem_wait_bits()).
+ *            psem_close() and psem_reopen(), and by the RMWs that record
+ *            a debt where none was (psem_owe()) and pay the last of one
+ *            (psem_add_locked()), which move the closed state between it
+ *            and PSEM_DEBT_CLOSED (psem_debt_bit()).
  *
- * PSEM_WAIT_CLOSED - the same bit as PSEM_CONTENDED, which I2 keeps clear
- * while PSEM_WAITERS is set: with PSEM_WAITERS set, the psem is closed.
+ * PSEM_DEBT_CLOSED - the same bit as PSEM_CONTENDED, which I2 keeps clear
+ * while PSEM_WAITERS is set: with a debt owed, the psem is closed. So the
+ * word of a psem that nobody waits on, or that owes nothing, is the one
+ * it had before debts moved into it, and only a debt's paths pay for it.
  * psem_word_closed() reads both forms.
  */
 #define PSEM_WAITERS		0x1L
 #define PSEM_CONTENDED		0x2L
-#define PSEM_WAIT_CLOSED	PSEM_CONTENDED
+#define PSEM_DEBT_CLOSED	PSEM_CONTENDED
 #define PSEM_EXT		0x4L
 #define PSEM_FLAGS		(PSEM_WAITERS | PSEM_CONTENDED)
 #define PSEM_SHIFT		3
@@ -130,7 +130,7 @@ struct psem_waiter;
  * struct psem - a counting semaphore with a lock-free release
  * @count: the balance (permits available to acquirers, 0..PSEM_MAX_PERMITS)
  *         times PSEM_ONE, or the debt while PSEM_WAITERS is set, plus the
- *         flags PSEM_WAITERS and PSEM_CONTENDED (PSEM_WAIT_CLOSED), the
+ *         flags PSEM_WAITERS and PSEM_CONTENDED (PSEM_DEBT_CLOSED), the
  *         mark PSEM_EXT and the state PSEM_BLOCKED (their rules are at
  *         PSEM_WAITERS). A debt is the permits psem_reduce() or a
  *         shrinking psem_resize() could not take at once, which releases

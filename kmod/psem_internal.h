@@ -82,12 +82,12 @@ static inline long psem_word_debt(long cur)
 }
 
 /*
- * The bit of @cur that says the psem is closed (psem.h): PSEM_WAIT_CLOSED
- * while PSEM_WAITERS is set, PSEM_BLOCKED otherwise.
+ * The bit of @cur that says the psem is closed (psem.h): PSEM_DEBT_CLOSED
+ * while a debt is owed, PSEM_BLOCKED otherwise.
  */
 static inline long psem_closed_bit(long cur)
 {
-	return cur & PSEM_WAITERS ? PSEM_WAIT_CLOSED : PSEM_BLOCKED;
+	return psem_word_debt(cur) ? PSEM_DEBT_CLOSED : PSEM_BLOCKED;
 }
 
 static inline bool psem_word_closed(long cur)
@@ -97,16 +97,16 @@ static inline bool psem_word_closed(long cur)
 }
 
 /*
- * The bits that the RMW setting PSEM_WAITERS on a word read as @cur adds
- * to it, and that the RMW clearing the bit takes away: PSEM_WAITERS, and
- * PSEM_BLOCKED (I2), or, on a closed psem, whose word keeps PSEM_BLOCKED,
- * PSEM_WAIT_CLOSED, where its closed state moves while the bit is set
- * (psem.h).
+ * The bit that an RMW under the queue lock adds, with a first debt, to
+ * @cur, which owes none, or takes away, with the last of a debt, from
+ * @cur, which owes one: PSEM_BLOCKED goes with the debt, and a closed
+ * psem's closed state moves between it and PSEM_DEBT_CLOSED (psem.h).
  */
-static inline long psem_wait_bits(long cur)
+static inline long psem_debt_bit(long cur)
 {
-	return PSEM_WAITERS | (psem_word_closed(cur) ? PSEM_WAIT_CLOSED :
-						       PSEM_BLOCKED);
+	if (psem_word_debt(cur))
+		return cur & PSEM_DEBT_CLOSED ? PSEM_DEBT_CLOSED : PSEM_BLOCKED;
+	return cur < 0 ? PSEM_DEBT_CLOSED : PSEM_BLOCKED;
 }
 
 /*

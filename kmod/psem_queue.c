@@ -255,10 +255,15 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 
 		if (n - pay > cap)
 			return psem_refuse_capacity(n, cap, ip);
-		/* Relaxed RMW, as in psem_owe(). */
-		atomic_long_sub(pay * PSEM_ONE, &sem->count);
-		if (pay < debt)
+		/*
+		 * Relaxed RMW, as in psem_owe(); with the last of the debt,
+		 * PSEM_BLOCKED goes too, unless closed (psem_debt_bit()).
+		 */
+		if (pay < debt) {
+			atomic_long_sub(pay * PSEM_ONE, &sem->count);
 			return 0;	/* @n ran out first */
+		}
+		atomic_long_sub(pay * PSEM_ONE + psem_debt_bit(cur), &sem->count);
 		n -= pay;
 	} else if (n > cap) {
 		return psem_refuse_capacity(n, cap, ip);
@@ -268,18 +273,12 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 		return 0;	/* and @n is zero: the head took it all */
 	/*
 	 * The last waiter is served or gone and no debt is left: clear the
-	 * bit, with PSEM_BLOCKED or the closed state (psem_wait_bits() of
-	 * @cur, whose closed state nothing but this lock holder changed),
-	 * and add the rest in one RMW, so that the word is never seen
-	 * without the bit before the queue is empty (I1), nor non-negative
-	 * before it is clear. RELEASE: pairs with the ACQUIRE of a later
-	 * taker, ordering this caller's critical section before it. The rest
-	 * is at most the capacity: no overflow. Unsigned: the difference
-	 * wraps through the sign bit.
+	 * bit and add the rest in one RMW, so that the word is never seen
+	 * without the bit before the queue is empty (I1). RELEASE: pairs with
+	 * the ACQUIRE of a later taker, ordering this caller's critical
+	 * section before it. The rest is at most the capacity: no overflow.
 	 */
-	atomic_long_add_return_release((long)((unsigned long)n * PSEM_ONE -
-					      psem_wait_bits(cur)),
-				       &sem->count);
+	atomic_long_add_return_release(n * PSEM_ONE - PSEM_WAITERS, &sem->count);
 	return 0;
 }
 

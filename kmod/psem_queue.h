@@ -112,14 +112,18 @@ static inline long psem_home(const struct psem *sem)
 
 /*
  * Under the queue lock, with PSEM_WAITERS set (I1): records a debt of @n
- * in the word, which only the lock holder writes then (I2), and which
- * PSEM_BLOCKED already makes negative. Relaxed: no permit changes hands;
- * an RMW all the same, to keep the word's chain of releases unbroken
- * (Documentation/design.rst).
+ * in the word, which only the lock holder writes then (I2), with
+ * PSEM_BLOCKED if it is the first (psem_debt_bit()). Relaxed: no permit
+ * changes hands; an RMW all the same, to keep the word's chain of
+ * releases unbroken (Documentation/design.rst).
  */
 static inline void psem_owe(struct psem *sem, long n)
 {
-	atomic_long_add(n * PSEM_ONE, &sem->count);
+	long cur = atomic_long_read(&sem->count);	/* stable: I2 */
+
+	atomic_long_add(n * PSEM_ONE +
+			(psem_word_debt(cur) ? 0 : psem_debt_bit(cur)),
+			&sem->count);
 }
 
 /*

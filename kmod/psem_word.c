@@ -31,8 +31,8 @@ EXPORT_SYMBOL_PSEM(psem_capacity);
 
 /*
  * Under the queue lock: takes up to @n permits, and if that is fewer than
- * @n, sets PSEM_WAITERS, and PSEM_BLOCKED with it, in the same exchange
- * that drains the balance to zero, with no debt yet, so that the caller may link a waiter or record
+ * @n, sets PSEM_WAITERS in the same exchange that drains the balance to
+ * zero, with no debt yet, so that the caller may link a waiter or record
  * a debt (I1, I2).
  * Returns how many were taken.
  */
@@ -49,8 +49,7 @@ long psem_take_or_mark(struct psem *sem, long n)
 		take = min(psem_word_balance(cur), n);
 		/* PSEM_CONTENDED is clear under the lock (psem.h). */
 		new = take == n ? cur - n * PSEM_ONE :
-				  (cur & (PSEM_BLOCKED | PSEM_EXT)) |
-				  psem_wait_bits(cur);
+				  (cur & (PSEM_BLOCKED | PSEM_EXT)) | PSEM_WAITERS;
 		/*
 		 * ACQUIRE: as in psem_take(). A lock-free release racing
 		 * this changes the word and makes the exchange fail; the

@@ -34,10 +34,10 @@ static __always_inline bool psem_take(struct psem *sem, long n)
 	cur = atomic_long_read(&sem->count);	/* relaxed: rechecked */
 	for (;;) {
 		/*
-		 * With PSEM_WAITERS set the word is negative (I2), below
-		 * any want: a try never overtakes a waiter. A closed word
-		 * is negative too. PSEM_CONTENDED rides along in the low
-		 * bits.
+		 * With PSEM_WAITERS set the word is negative (a debt) or
+		 * below PSEM_ONE, under any want: a try never overtakes a
+		 * waiter. A closed word is negative. PSEM_CONTENDED rides
+		 * along in the low bits.
 		 */
 		if (cur < want)
 			return unlikely(!n) && !psem_word_closed(cur);
@@ -271,7 +271,7 @@ static __always_inline bool psem_release_fast(struct psem *sem, long n)
 			return psem_release_capped(sem, cur, n);
 	}
 	/*
-	 * Not PSEM_WAIT_CLOSED, the same bit with PSEM_WAITERS. The
+	 * Not PSEM_DEBT_CLOSED, the same bit with PSEM_WAITERS. The
 	 * test only while statistics are on: this is every locked release's
 	 * way in.
 	 */

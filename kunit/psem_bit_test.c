@@ -58,11 +58,10 @@ static void psem_test_bit_zero_release(struct kunit *test)
 }
 
 /*
- * The bit is set when a waiter links, with PSEM_BLOCKED, stays set (the
- * word exactly PSEM_BLOCKED | PSEM_WAITERS: negative, so no take or
- * release gets past its first test) while it waits, sends releases to the
- * lock, and is cleared by the release that serves the last waiter, with
- * PSEM_BLOCKED, in the same RMW that adds what is left.
+ * The bit is set when a waiter links, stays set (the word exactly
+ * PSEM_WAITERS) while it waits, sends releases to the lock, and is
+ * cleared by the release that serves the last waiter, in the same RMW
+ * that adds what is left.
  */
 static void psem_test_bit_waiters(struct kunit *test)
 {
@@ -71,21 +70,21 @@ static void psem_test_bit_waiters(struct kunit *test)
 
 	psem_test_stats_start();
 	a = psem_test_linked_waiter(test, sem, PSEM_TEST_ACQUIRE, 3, 1);
-	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_BLOCKED | PSEM_WAITERS);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
 	b = psem_test_linked_waiter(test, sem, PSEM_TEST_ACQUIRE, 1, 2);
-	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_BLOCKED | PSEM_WAITERS);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
 
 	/* Partial: a still needs 1; the bit stays, the balance zero. */
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
 	PSEM_TEST_EXPECT_RELEASE_STATS(test, 0, 1);
-	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_BLOCKED | PSEM_WAITERS);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
 	KUNIT_EXPECT_FALSE(test, psem_try_acquire(sem, 1));
 	KUNIT_EXPECT_EQ(test, psem_drain(sem, 1), 0L);
 
 	/* Serves a, leaves b: the bit stays. */
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
 	PSEM_TEST_EXPECT_RETURNS(test, a, 0);
-	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_BLOCKED | PSEM_WAITERS);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
 	KUNIT_EXPECT_EQ(test, psem_test_nr_waiters(sem), 1U);
 
 	/* Serves b and adds the rest, clearing the bit in one RMW. */
@@ -103,9 +102,8 @@ static void psem_test_bit_waiters(struct kunit *test)
 
 /*
  * A debt sets the bit too, and the release that pays it off clears it. The
- * debt is in the word, where the balance would be, and the bit's
- * PSEM_BLOCKED keeps the word negative, so that no take reads it as
- * permits.
+ * debt is in the word, where the balance would be, and makes it negative
+ * (PSEM_BLOCKED), so that no take reads it as permits.
  */
 static void psem_test_bit_debt(struct kunit *test)
 {
@@ -137,14 +135,13 @@ static void psem_test_bit_debt(struct kunit *test)
 }
 
 /*
- * A closed psem that owes: PSEM_WAIT_CLOSED holds the closed state while
- * PSEM_WAITERS (with PSEM_BLOCKED) stands for the debt, whichever came
- * first, and PSEM_BLOCKED alone again once the debt is paid; reopening then
- * clears it.
+ * A closed psem that owes: PSEM_DEBT_CLOSED holds the closed state while
+ * PSEM_BLOCKED stands for the debt, whichever came first, and PSEM_BLOCKED
+ * alone again once the debt is paid; reopening then clears it.
  */
 static void psem_test_bit_debt_closed(struct kunit *test)
 {
-	const long owing = PSEM_BLOCKED | 2 * PSEM_ONE | PSEM_WAIT_CLOSED |
+	const long owing = PSEM_BLOCKED | 2 * PSEM_ONE | PSEM_DEBT_CLOSED |
 			   PSEM_WAITERS;
 	struct psem *sem = psem_test_sem(test, 1);
 	struct psem *first = psem_test_sem(test, 1);
@@ -192,12 +189,12 @@ static void psem_test_bit_cancel(struct kunit *test)
 	a = psem_test_linked_waiter(test, sem, PSEM_TEST_INTERRUPTIBLE, 3, 1);
 	b = psem_test_linked_waiter(test, sem, PSEM_TEST_INTERRUPTIBLE, 1, 2);
 	KUNIT_EXPECT_EQ(test, psem_release(sem, 2), 0);	/* a needs 1 */
-	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_BLOCKED | PSEM_WAITERS);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
 
 	/* b is not the head and holds nothing: the bit stays for a. */
 	send_sig(SIGUSR1, b->task, 1);
 	PSEM_TEST_EXPECT_RETURNS(test, b, -EINTR);
-	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_BLOCKED | PSEM_WAITERS);
+	KUNIT_EXPECT_EQ(test, psem_test_word(sem), PSEM_WAITERS);
 
 	/* a gives its 2 back; nobody is left: bit cleared, 2 on the word. */
 	send_sig(SIGUSR1, a->task, 1);

@@ -15,7 +15,8 @@
  *         0), permits a reduce could not take, which releases pay before
  *         any waiter; or a credit (dc < 0), what a lock holder had left to
  *         add while adds were in flight; zero while W is clear
- *   closed the closed state (PSEM_BLOCKED, or PSEM_WAIT_CLOSED with W): a
+ *   closed the closed state (PSEM_BLOCKED, or bit 1 with W, as
+ *         PSEM_DEBT_CLOSED is today with a debt): a
  *         closed word is negative with W clear too, so no take succeeds,
  *         and an add onto it lands in the balance, where it belongs (a
  *         closed psem takes releases), with nothing for its adder to move

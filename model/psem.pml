@@ -21,7 +21,7 @@
  *                       WAITERS, with ONE = 8 [PSEM_ONE], WAITERS = 1,
  *                       CONTENDED = 2, and BLOCKED = 128, the byte's top
  *                       bit as PSEM_BLOCKED is the sign bit: set while
- *                       closed or WAITERS is set; with both, WCLOSED (2,
+ *                       closed or a debt is owed; with both, DCLOSED (2,
  *                       CONTENDED's bit) says closed. Every access
  *                       compares/writes the whole word, so the flags ride
  *                       along as in C.
@@ -56,13 +56,13 @@
  *
  * Operations: try_acquire (lock-free cmpxchg loop, flags ride along);
  * acquire (try, then under the lock drain the balance, and if that is not
- * enough the same exchange leaves the word at exactly WAITBITS; link; sleep
+ * enough the same exchange leaves the word at exactly WAITERS; link; sleep
  * until done); a cancellable acquire (a signal or timeout: under the lock,
  * if still linked unlink and give back the partial grant through the locked
  * path; if already served, unlock and wait for done); reduce (under the
- * lock: drain, and if short set WAITERS, with BLOCKED, and record the
- * debt in the word, merged into one step: only lock holders write the word
- * then); release (a strong cmpxchg by the rule, retried
+ * lock: drain, and if short set WAITERS and record the debt in the word,
+ * with BLOCKED if it is the first, merged into one step: only lock holders
+ * write the word then); release (a strong cmpxchg by the rule, retried
  * under the waiters-bit rule while the word passes it, else the locked
  * path); release_all_held (one cmpxchg 0 -> n * ONE, else the locked
  * path).
@@ -71,11 +71,11 @@
  * refuses overflow (-EOVERFLOW, nothing added); a lost race sets CONTENDED
  * (atomic or) once, the winning cmpxchg clears it in the same exchange, and
  * a refusal after a trip clears it with an atomic and-not. WAITERS set: the
- * word holds the debt and only lock holders write it; pay the debt, hand
+ * word holds the debt and only lock holders write it; pay the debt (the
+ * last of it takes BLOCKED, or DCLOSED, with it), hand
  * off FIFO (served waiters are unlinked onto a private list, `served`), and
  * if the queue is then empty and no debt remains, clear WAITERS and add the
- * rest in one fetch_add(rest * ONE - WAITBITS(word)): WAITERS and BLOCKED,
- * or, closed, WAITERS and WCLOSED, BLOCKED staying for the closed state. After the unlock the releaser
+ * rest in one fetch_add(rest * ONE - WAITERS). After the unlock the releaser
  * publishes done for each served waiter, one step each.
  *
  * Asynchronous waiters (-DASYNC) [psem_async.c]: an operation
@@ -93,7 +93,7 @@
  *
  * Close (-DCLOSE) [psem_lifecycle.c]: a Closer process closes once, at any
  * moment, and may then reopen (REOPEN, default 1). Closing sets BLOCKED
- * (WCLOSED with WAITERS set): BAL() masks it, a closed word fails every
+ * (DCLOSED with a debt): BAL() masks it, a closed word fails every
  * lock-free test (try, fast release, release_all_held's exchange from 0),
  * the locked add and the clearing fetch_add carry it along. close: under
  * the lock, fetch_or(CLOSEDBIT), fail every waiter with
@@ -133,8 +133,8 @@
  *     debt is never bypassed);
  *   - I1: WAITERS clear -> queue empty and debt == 0;
  *   - I2: WAITERS set -> the bits above ONE are the debt (balance 0), and
- *     CONTENDED's bit is clear but as WCLOSED; BLOCKED set exactly when
- *     closed (the ghost `closed`) or WAITERS is set, WCLOSED exactly when
+ *     CONTENDED's bit is clear but as DCLOSED; BLOCKED set exactly when
+ *     closed (the ghost `closed`) or a debt is owed, DCLOSED exactly when
  *     both; positive-balance's "balance > 0 -> queue empty and no debt"
  *     follows, and is asserted too, as is "no linked waiter the balance
  *     could serve";
@@ -196,9 +196,9 @@
  *                               giving back their partial grants
  *   BROKEN_ACQUIRE_CLOSED       (CLOSE) the slow acquire does not refuse
  *                               on a closed psem
- *   BROKEN_WAIT_DROPS_CLOSED    (CLOSE) setting and clearing WAITERS move
- *                               BLOCKED, never WCLOSED: the closed state
- *                               is lost with the bit
+ *   BROKEN_DEBT_DROPS_CLOSED    (CLOSE) a debt's first and last permits
+ *                               move BLOCKED, never DCLOSED: the closed
+ *                               state is lost with the debt
  *   NO_QUEUE_INV                drop I1, I2 and the queue assertions, to
  *                               show that the broken variants also strand a
  *                               waiter or a debt
@@ -252,7 +252,7 @@
 
 #define WAITERS		1
 #define CONTENDED	2
-#define WCLOSED		2	/* PSEM_WAIT_CLOSED: CONTENDED's bit, with WAITERS */
+#define DCLOSED		2	/* PSEM_DEBT_CLOSED: CONTENDED's bit, with a debt */
 #define FLAGS		3
 #define ONE		8
 #define NUM		120	/* the bits above ONE: the balance, or the debt */
@@ -260,13 +260,15 @@
 /* The balance, none while WAITERS is set; the debt, only then (I2). */
 #define BAL(x)		(((x) & WAITERS) -> 0 : ((x) & NUM) / ONE)
 #define DEBT(x)		(((x) & WAITERS) -> ((x) & NUM) / ONE : 0)
-/* psem_closed_bit(), psem_word_closed() and psem_wait_bits() */
-#define CLOSEDBIT(x)	(((x) & WAITERS) -> WCLOSED : BLOCKED)
+/* psem_closed_bit(), psem_word_closed() and psem_debt_bit() */
+#define CLOSEDBIT(x)	((DEBT(x) > 0) -> DCLOSED : BLOCKED)
 #define ISCLOSED(x)	(((x) & BLOCKED) && ((x) & CLOSEDBIT(x)))
-#ifdef BROKEN_WAIT_DROPS_CLOSED
-#define WAITBITS(x)	(WAITERS | BLOCKED)
+#ifdef BROKEN_DEBT_DROPS_CLOSED
+#define DEBTBIT(x)	BLOCKED
 #else
-#define WAITBITS(x)	(WAITERS | (ISCLOSED(x) -> WCLOSED : BLOCKED))
+#define DEBTBIT(x)	((DEBT(x) > 0) -> \
+			 (((x) & DCLOSED) -> DCLOSED : BLOCKED) : \
+			 (((x) & BLOCKED) -> DCLOSED : BLOCKED))
 #endif
 /* A closed word with no debt as it would be open. */
 #define UNCLOSED(x)	(ISCLOSED(x) -> ((x) & ~BLOCKED) : (x))

@@ -47,8 +47,7 @@ inline try_acquire(cnt)
 
 /*
  * Under the lock: take min(balance, cnt); if that is not enough, the same
- * exchange leaves the word at exactly WAITBITS (WAITERS with BLOCKED, or
- * on a closed word WCLOSED, BLOCKED staying). take = what was taken.
+ * exchange leaves the word at exactly WAITERS. take = what was taken.
  */
 inline drain_or_mark(cnt, nobit, isred)
 {
@@ -67,12 +66,12 @@ inline drain_or_mark(cnt, nobit, isred)
 				:: !(cur & WAITERS) && nobit ->
 					nw = cur & BLOCKED
 				:: !(cur & WAITERS) && !nobit ->
-					nw = (cur & BLOCKED) | WAITBITS(cur)
+					nw = (cur & BLOCKED) | WAITERS
 				fi
 			fi;
 #ifdef BROKEN_LINK_WITHOUT_DRAIN
 			if
-			:: take < cnt && !nobit -> take = 0; nw = cur | WAITBITS(cur)
+			:: take < cnt && !nobit -> take = 0; nw = cur | WAITERS
 			:: else -> skip
 			fi;
 #endif
@@ -83,12 +82,17 @@ inline drain_or_mark(cnt, nobit, isred)
 				:: isred ->
 					/* psem_owe(), merged: I2 */
 					if
-					:: cnt > take && debt == 0 &&
-					   (word & WCLOSED) ->
-						EVENT(E_DEBT_CLOSED)
-					:: else -> skip
+					:: cnt > take && debt == 0 ->
+						word = word + (cnt - take) * ONE +
+						       DEBTBIT(word);
+						if
+						:: word & DCLOSED ->
+							EVENT(E_DEBT_CLOSED)
+						:: else -> skip
+						fi
+					:: else ->
+						word = word + (cnt - take) * ONE
 					fi;
-					word = word + (cnt - take) * ONE;
 					held[id] = held[id] + cnt
 				:: else -> acq[id] = take
 				fi;

@@ -11,7 +11,7 @@
 
 /*
  * CONTENDED is always clear when a task acquires the queue lock (its bit,
- * with WAITERS set, is WCLOSED).
+ * with WAITERS set, is DCLOSED).
  */
 inline lock()
 {
@@ -38,8 +38,11 @@ inline pay_and_hand_off()
 	:: k > 0 && qlen > 0 -> EVENT(E_DEBT_FIRST)
 	:: else -> skip
 	fi;
-	/* the debt, in the word (I2) */
-	word = word - k * ONE;
+	/* the debt, in the word (I2): its last permit takes DEBTBIT with it */
+	if
+	:: k > 0 && k == debt -> word = word - k * ONE - DEBTBIT(word)
+	:: else -> word = word - k * ONE
+	fi;
 	infl[id] = infl[id] - k;
 	rem = rem - k;
 	do
@@ -150,12 +153,12 @@ inline locked_release()
 #else
 			:: qlen == 0 && debt == 0 ->
 #endif
-				/* fetch_add_release(rest * ONE - WAITBITS) */
+				/* fetch_add_release(rest * ONE - WAITERS) */
 				if
 				:: rem > 0 -> EVENT(E_CLEAR_ADD); LANDED
 				:: else -> skip
 				fi;
-				word = word + rem * ONE - WAITBITS(word);
+				word = word + rem * ONE - WAITERS;
 				infl[id] = infl[id] - rem;
 				rem = 0
 			:: else ->

@@ -75,10 +75,11 @@ byte landed;
 			 needed[p] > 0 && live[p]))
 /* I1: WAITERS clear -> queue empty and no debt */
 #define I1		((word & WAITERS) || (qlen == 0 && debt == 0))
-/* I2: WAITERS set -> the debt above ONE, CONTENDED's bit clear but as WCLOSED */
-#define I2		(!(word & WAITERS) || !(word & CONTENDED) || closed)
-/* BLOCKED: closed or WAITERS; WCLOSED: both; the word says closed exactly then */
-#define BLOCKED_INV	(((word & BLOCKED) != 0) == (closed || (word & WAITERS)) && \
+/* I2: WAITERS set -> the debt above ONE, CONTENDED's bit clear but as DCLOSED */
+#define I2		(!(word & WAITERS) || !(word & CONTENDED) || \
+			 (debt > 0 && closed))
+/* BLOCKED: closed or a debt; DCLOSED: both; the word says closed exactly then */
+#define BLOCKED_INV	(((word & BLOCKED) != 0) == (closed || debt > 0) && \
 			 ISCLOSED(word) == closed)
 /* positive-balance's: balance > 0 -> queue empty and no debt */
 #define POS_EMPTY	(BAL(word) == 0 || (qlen == 0 && debt == 0))
@@ -95,7 +96,7 @@ byte landed;
 #endif
 #define QUEUE_OK	(qlen == linked[0] + linked[1] + linked[2] && \
 			 WAITER_OK(0) && WAITER_OK(1) && WAITER_OK(2))
-/* CONTENDED is set and cleared only under the lock (WCLOSED aside) */
+/* CONTENDED is set and cleared only under the lock (DCLOSED aside) */
 #define FLAG_OK		(!(word & CONTENDED) || lk || (word & WAITERS))
 /* no permit created: the balance never exceeds what the semaphore holds */
 #define BOUNDED		(BAL(word) <= MAX && BAL(word) <= TOTAL)
@@ -153,7 +154,7 @@ byte landed;
 					 * succeeds after a reopen */
 #define E_CANCEL_SHUT		30	/* a cancel finds itself shut out */
 #define E_CB_SHUT		31	/* a callback told -ESHUTDOWN */
-#define E_DEBT_CLOSED		32	/* a closed psem owes a debt: WCLOSED
+#define E_DEBT_CLOSED		32	/* a closed psem owes a debt: DCLOSED
 					 * holds its closed state */
 #ifdef REACH
 #define EVENT(e)	assert(!(REACH == (e)))

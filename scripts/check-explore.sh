@@ -118,8 +118,8 @@ reopen-stays-closed:life/reopen-vs-acquire
 reopen-unblocks-debt:life/reopen-with-debt
 capped-release-unchecked:life/release-all-held-capacity
 drain-drops-ext:life/capacity-after-waiter
-mark-drops-closed:life/close-then-debt-paid
-waiters-not-negative:release/acquire-fifo
+owe-drops-closed:life/close-then-debt-paid
+clear-with-waiter:release/acquire-fifo
 downgrade-releases-all:rwlock/downgrade-vs-lock
 mutex-unlock-lost:mutex/unlock-vs-lock
 mutex-destroy-no-sync:defer/mutex-cancel-nmi-free,defer/mutex-unlock-nmi-free

@@ -371,7 +371,7 @@ expect_violation close-no-giveback -DBROKEN_CLOSE_NO_GIVEBACK "${brk_close[@]}" 
 # (k) a slow acquire that does not refuse on a closed psem
 expect_violation acquire-closed -DBROKEN_ACQUIRE_CLOSED "${brk_close[@]}" || true
 # (l) a debt moves PSEM_BLOCKED on a closed psem too: closed state lost
-expect_violation wait-drops-closed -DBROKEN_WAIT_DROPS_CLOSED "${brk_close[@]}" || true
+expect_violation debt-drops-closed -DBROKEN_DEBT_DROPS_CLOSED "${brk_close[@]}" || true
 
 # --- variant (g): the seed's rule retries its exchange in a loop too --------
 # The waiters-bit rule retries (psem_release_retry()); the positive-balance

@@ -284,8 +284,7 @@ static long tt_life_pick(struct tt_thread *t)
 
 /*
  * Under the queue lock: the balance is within the capacity, and a linked
- * waiter or an owed debt means PSEM_WAITERS is set, the word negative
- * (PSEM_BLOCKED with it) and the balance zero.
+ * waiter or an owed debt means PSEM_WAITERS is set and the balance zero.
  */
 static void tt_life_check_locked(void)
 {
@@ -304,7 +303,7 @@ static void tt_life_check_locked(void)
 	if (bal > cap)
 		tt_viol_err("life: balance %ld above the capacity %ld (queue lock held)\n",
 			    bal, cap);
-	if ((waiters || debt) && (bal || !(word & PSEM_WAITERS) || word >= 0))
+	if ((waiters || debt) && (bal || !(word & PSEM_WAITERS)))
 		tt_viol_err("life: word %#lx (balance %ld) while %s (queue lock held)\n",
 			    word, bal, waiters ? "a waiter is linked" : "debt is owed");
 }

@@ -13,11 +13,8 @@ core cannot turn a mutant into a silent no-op.
   release-relaxed           psem_release_clean(): the fast release's
                             RELEASE cmpxchg made relaxed
   fast-release-with-waiter  the fast release allowed while a waiter is
-                            linked: psem's rule ignores PSEM_WAITERS and
-                            the sign of the word, and the sum's sign test
-                            goes (a waiters word is negative, so that test
-                            alone stops it too); before the waiters bit:
-                            the "cur <= 0" test dropped
+                            linked: psem's rule ignores PSEM_WAITERS (before
+                            the waiters bit: the "cur <= 0" test dropped)
   handoff-acquire-relaxed   psem_wait(): the waiter reads ->done with
                             READ_ONCE() instead of smp_load_acquire()
   handoff-release-relaxed   psem_wake_served(): ->done published with
@@ -61,14 +58,14 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
   reopen-stays-closed       psem_reopen(): the closed bit is not cleared
   reopen-unblocks-debt      psem_reopen(): clears PSEM_BLOCKED with a debt
                             owed, so a take reads the debt as a balance
-  unblock-closed            psem_add_locked(): clearing PSEM_WAITERS
+  unblock-closed            psem_add_locked(): the last of a debt paid
                             clears PSEM_BLOCKED on a closed psem too
-  mark-drops-closed         psem_take_or_mark(): setting PSEM_WAITERS on a
-                            closed psem leaves its closed state in
-                            PSEM_BLOCKED, which then reads as the bit's
-  waiters-not-negative      psem_wait_bits(): PSEM_WAITERS moves no
-                            PSEM_BLOCKED, as before c998336: an open psem's
-                            waiters word is not negative
+  owe-drops-closed          psem_owe(): a first debt on a closed psem
+                            leaves its closed state in PSEM_BLOCKED, where
+                            the debt's end then clears it
+  clear-with-waiter         psem_add_locked(): clears PSEM_WAITERS with a
+                            waiter still linked (the spin model's
+                            BROKEN_CLEAR_WITH_WAITER)
   balance-overflow-unchecked psem_add_balance(): no overflow check
   retry-relaxed             psem_release_retry(): the retried exchange's
                             RELEASE made relaxed
@@ -243,11 +240,14 @@ MUTANTS = {
     "reopen-unblocks-debt": ("psem_reopen",
                              "atomic_long_andnot(psem_closed_bit(cur), ",
                              "atomic_long_andnot(PSEM_BLOCKED | psem_closed_bit(cur), "),
-    "unblock-closed": ("psem_add_locked", "psem_wait_bits(cur)",
-                       "(PSEM_WAITERS | PSEM_BLOCKED)"),
-    "mark-drops-closed": ("psem_take_or_mark", "psem_wait_bits(cur)",
-                          "(PSEM_WAITERS | PSEM_BLOCKED)"),
-    "waiters-not-negative": ("psem_wait_bits", "PSEM_BLOCKED);", "0);"),
+    "unblock-closed": ("psem_add_locked",
+                       "pay * PSEM_ONE + psem_debt_bit(cur)",
+                       "pay * PSEM_ONE + PSEM_BLOCKED"),
+    "owe-drops-closed": ("psem_owe",
+                         "(psem_word_debt(cur) ? 0 : psem_debt_bit(cur))",
+                         "(psem_word_debt(cur) ? 0 : PSEM_BLOCKED)"),
+    "clear-with-waiter": ("psem_add_locked", "if (!psem_queue_empty(sem))",
+                          "if (0)"),
     "balance-overflow-unchecked": ("psem_add_balance",
                                    "if (n > cap - psem_word_balance(cur)) {",
                                    "if (0) {"),
@@ -270,8 +270,8 @@ MUTANTS = {
         ("\tfor (;;) {", "\tunsigned long stale = psem_ext_limit(sem);\n\n\tfor (;;) {"),
         ("sum > (psem_ext_limit(sem) | PSEM_EXT)", "sum > (stale | PSEM_EXT)")]),
     "drain-drops-ext": ("psem_take_or_mark",
-                        "(cur & (PSEM_BLOCKED | PSEM_EXT)) |",
-                        "(cur & PSEM_BLOCKED) |"),
+                        "(cur & (PSEM_BLOCKED | PSEM_EXT)) | PSEM_WAITERS",
+                        "(cur & PSEM_BLOCKED) | PSEM_WAITERS"),
     "downgrade-releases-all": ("psem_downgrade_write",
                                "PSEM_RW_WRITE_PERMITS - 1",
                                "PSEM_RW_WRITE_PERMITS"),
@@ -319,9 +319,7 @@ def main():
         if waiters_bit(d):
             mutate(d, "psem_release_fast",
                    "likely(!(cur & (PSEM_FLAGS | PSEM_EXT | PSEM_BLOCKED)))",
-                   "likely(!(cur & (PSEM_CONTENDED | PSEM_EXT)))")
-            mutate(d, "psem_release_clean", "if (unlikely((long)sum < 0))",
-                   "if (0)")
+                   "likely(!(cur & (PSEM_CONTENDED | PSEM_EXT | PSEM_BLOCKED)))")
         else:
             mutate(d, "psem_release_fast", "cur <= 0 || ", "")
     elif name in MUTANTS:

@@ -150,12 +150,10 @@ long xs_nr_waiters(struct psem *sem)
 
 #ifdef psem_for_each_waiter
 /*
- * The word's invariants (psem.h, at PSEM_WAITERS) on the scenario's psem,
- * at every unlock of its queue lock while still held, in every scenario:
- * with PSEM_WAITERS clear no waiter is linked (I1), and with it set the
- * word is negative (I2, since PSEM_WAITERS took PSEM_BLOCKED with it,
- * which kmod/ trees with PSEM_WAIT_CLOSED do). The word is read with no
- * scheduling point, as the walk of the queue under its lock is.
+ * I1 (psem.h, at PSEM_WAITERS) on the scenario's psem, at every unlock of
+ * its queue lock while still held, in every scenario: with PSEM_WAITERS
+ * clear no waiter is linked. The word is read with no scheduling point,
+ * as the walk of the queue under its lock is.
  */
 static void xs_check_unlock(struct spinlock *lock)
 {
@@ -168,10 +166,6 @@ static void xs_check_unlock(struct spinlock *lock)
 	if (!(cur & PSEM_WAITERS))
 		ex_assert(!xs_nr_waiters(sem),
 			  "a waiter linked, the word %#lx without PSEM_WAITERS", cur);
-#ifdef PSEM_WAIT_CLOSED
-	else
-		ex_assert(cur < 0, "the word %#lx: PSEM_WAITERS, not negative", cur);
-#endif
 }
 
 static __attribute__((constructor)) void xs_install_checks(void)
