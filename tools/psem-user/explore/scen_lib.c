@@ -162,6 +162,10 @@ static void xs_check_unlock(struct spinlock *lock)
 
 	if (!sem || lock != &sem->lock)
 		return;
+	/*
+	 * Relaxed, and no scheduling point: this thread holds the queue lock,
+	 * under which PSEM_WAITERS and the queue change; it pairs with nothing.
+	 */
 	cur = __atomic_load_n(&sem->count.counter, __ATOMIC_RELAXED);
 	if (!(cur & PSEM_WAITERS))
 		ex_assert(!xs_nr_waiters(sem),
