@@ -25,69 +25,103 @@
 /* Symbols are exported in namespace PSEM: consumers add MODULE_IMPORT_NS(PSEM_NS). */
 
 /*
- * The atomic word, &psem.count: two flags and the psem_ext mark below
- * PSEM_ONE, above them the balance, or, while PSEM_WAITERS is set, the
- * debt, and the sign bit, PSEM_BLOCKED, set while the psem is closed or
- * owes a debt: every lock-free take and release fails its first test on a
- * negative word. What each bit means, and every place that sets or clears
- * it, is stated here once; the code points here, and
- * Documentation/design.rst ("The rules") has the proof.
+ * The atomic word, &psem.count. A release of up to PSEM_ADD_MAX permits
+ * adds them first, with one fetch_add that cannot fail, and reads the
+ * word it added onto afterwards (psem_release_add() in psem_word.h); so
+ * every state in which an add must not reach a taker makes the word
+ * negative, and every lock holder reads it in a way such an add does not
+ * disturb. What each bit means, and every place that sets or clears it,
+ * is stated here once; the code points here, and Documentation/design.rst
+ * ("The word") has the proof.
+ *
+ * Clean (PSEM_WAITERS clear): the balance times PSEM_ONE in bits 3..34
+ * (at most PSEM_MAX_PERMITS), PSEM_CONTENDED, and, if closed, PSEM_BIAS
+ * added. An add lands in the balance: it is a release.
+ *
+ * Waiting (PSEM_WAITERS set, PSEM_BIAS added): bits 3..29, PSEM_FIELD,
+ * hold the adds in flight, each put there by a release that found the
+ * word waiting and that takes its own back at once (nobody else reads or
+ * moves them); bits 30..61 hold a count in units of PSEM_HIGH_ONE: the
+ * debt, or with PSEM_CREDIT the credit, the balance of a word that is
+ * waiting with nobody queued. A closed psem adds PSEM_BIAS once more.
+ *
+ * PSEM_BIAS - 3 << 62, added by PSEM_WAITERS and by the closed state
+ * each: the top two bits count them modulo 4 (either alone gives 3, both
+ * 2), so a word in either state is negative, and every lock-free take
+ * fails its first test (cur < want), whatever an add put in the field.
+ *   Set and cleared: with PSEM_WAITERS, and by psem_close() and
+ *            psem_reopen() under the queue lock (a relaxed add and sub,
+ *            which commute with the adds in flight).
  *
  * PSEM_WAITERS - a waiter (a task, a quiesce or an asynchronous waiter) is
- * linked, or a debt is owed.
+ * linked, a debt is owed, or the word holds a credit. Set from the
+ * start, and never cleared, on a psem_ext's psem (PSEM_EXT), whose
+ * balance is always the credit.
  *   Set:     under the queue lock, only by psem_take_or_mark(), in the
  *            compare-exchange that drains the balance to zero before its
  *            caller links a waiter or records a debt.
- *   Cleared: under the queue lock, only by psem_add_locked(), in the one
- *            read-modify-write that adds what is left of a release once
- *            the queue is empty and no debt remains.
+ *   Cleared: only from a word with PSEM_CREDIT, no PSEM_EXT and an empty
+ *            field (psem_credit_settled()), in the compare-exchange that
+ *            moves the credit to the balance: by the lock holder that
+ *            leaves the credit, or by the release or take that changes
+ *            it, lock-free, or by the last release to take its add
+ *            back out of the field.
  *   I1: clear => no waiter is linked and no debt is owed.
- *   I2: set   => the bits above PSEM_ONE hold the debt (the balance is
- *                zero), PSEM_CONTENDED is clear, and only holders of the
- *                queue lock write the word.
+ *   I2: set without PSEM_CREDIT => the count above the field is the debt,
+ *       and only holders of the queue lock write it.
+ *   I3: PSEM_CREDIT => no waiter is linked and no debt is owed; lock-free
+ *       takes and releases change the credit with compare-exchanges, and
+ *       only a lock holder clears the flag (psem_take_or_mark()).
  *
- * PSEM_CONTENDED - the contention flag, a hint: a locked release lost a
- * race with a lock-free path, and lock-free releases should take the lock
- * until its addition lands.
+ * PSEM_CREDIT - with PSEM_WAITERS: the count above the field is a credit.
+ *   Set:     with the rest of a locked release once the queue is empty and
+ *            no debt is owed (psem_add_locked()), and by psem_init_ext().
+ *   Cleared: under the queue lock by psem_take_or_mark(), in the exchange
+ *            that drains the credit before a waiter links or a debt is
+ *            recorded, and with PSEM_WAITERS.
+ *
+ * PSEM_CONTENDED - without PSEM_WAITERS, the contention flag, a hint: a
+ * locked release lost a race with a lock-free path, and lock-free releases
+ * under the positive-balance rule should take the lock until its addition
+ * lands. The same bit as PSEM_CREDIT.
  *   Set:     by psem_add_balance(), with a relaxed RMW, when its
  *            compare-exchange loses that race and the contention_flag
  *            switch is on.
  *   Cleared: by the same psem_add_balance() call, in the exchange that
- *            lands its addition, or on its overflow refusal; so within one
- *            hold of the queue lock, and a task that takes the lock always
- *            finds it clear.
+ *            lands its addition, or on its overflow refusal, or when it
+ *            finds the word waiting; so within one hold of the queue lock.
  *
  * PSEM_EXT - the psem is the @sem of a struct psem_ext, whose @limit
- * a lock-free release must respect. Below PSEM_ONE, so no take's
- * comparison and no balance sees it.
+ * a release must respect.
  *   Set:     by psem_init_ext(), psem_init_capacity(), DEFINE_PSEM_EXT()
- *            and DEFINE_PSEM_CAPACITY(), before the psem is shared; never
- *            cleared. Every RMW of the word keeps it: each adds to or
- *            subtracts from the word, or (the drain to PSEM_WAITERS)
- *            copies it over.
- *
- * PSEM_BLOCKED - the sign bit: the psem is closed, or owes a debt. A
- * psem that is both says it is closed with PSEM_DEBT_CLOSED.
- *   Set and cleared: under the queue lock, with relaxed RMWs, by
- *            psem_close() and psem_reopen(), and by the RMWs that record
- *            a debt where none was (psem_owe()) and pay the last of one
- *            (psem_add_locked()), which move the closed state between it
- *            and PSEM_DEBT_CLOSED (psem_debt_bit()).
- *
- * PSEM_DEBT_CLOSED - the same bit as PSEM_CONTENDED, which I2 keeps clear
- * while PSEM_WAITERS is set: with a debt owed, the psem is closed. So the
- * word of a psem that nobody waits on, or that owes nothing, is the one
- * it had before debts moved into it, and only a debt's paths pay for it.
- * psem_word_closed() reads both forms.
+ *            and DEFINE_PSEM_CAPACITY(), with PSEM_WAITERS and PSEM_CREDIT,
+ *            before the psem is shared; never cleared. An add onto its
+ *            word lands in the field, and its credit is checked against
+ *            @limit before it grows (psem_release_high()).
  */
 #define PSEM_WAITERS		0x1L
 #define PSEM_CONTENDED		0x2L
-#define PSEM_DEBT_CLOSED	PSEM_CONTENDED
+#define PSEM_CREDIT		PSEM_CONTENDED
 #define PSEM_EXT		0x4L
 #define PSEM_FLAGS		(PSEM_WAITERS | PSEM_CONTENDED)
 #define PSEM_SHIFT		3
 #define PSEM_ONE		8L	/* 1 << PSEM_SHIFT, signed */
 #define PSEM_BLOCKED		LONG_MIN
+#define PSEM_BIAS		(3UL << 62)
+#define PSEM_HIGH_SHIFT		30
+#define PSEM_HIGH_ONE		(1L << PSEM_HIGH_SHIFT)
+#define PSEM_FIELD		(PSEM_HIGH_ONE - PSEM_ONE)
+#define PSEM_NUM		((long)((1UL << 62) - PSEM_ONE))
+#define PSEM_HIGH		((long)((1UL << 62) - PSEM_HIGH_ONE))
+
+/*
+ * The largest release that adds first. The adds in flight must never carry
+ * out of the field: each context has at most one (a release takes its add
+ * back before it returns or parks), so they are bounded by the tasks
+ * (PID_MAX_LIMIT, 2^22) and three interrupt contexts per CPU (at most 2^13
+ * CPUs), times this: under 2^27 permits, the field's 27 bits.
+ */
+#define PSEM_ADD_MAX		16L
 
 /*
  * &psem.pending: the permits parked by releases that could not take the
@@ -108,9 +142,11 @@
 
 /*
  * The largest balance a psem can hold, the largest count one call takes,
- * and the largest debt.
+ * the largest debt and the largest credit: what the 32 bits above the
+ * field hold, and the balance's bits 3..34 below PSEM_BIAS, with room for
+ * the adds in flight.
  */
-#define PSEM_MAX_PERMITS	(LONG_MAX >> PSEM_SHIFT)
+#define PSEM_MAX_PERMITS	((long)U32_MAX)
 
 /*
  * The most permits parked on one psem at once, by releases from NMI or a
@@ -129,12 +165,11 @@ struct psem_waiter;
 /**
  * struct psem - a counting semaphore with a lock-free release
  * @count: the balance (permits available to acquirers, 0..PSEM_MAX_PERMITS)
- *         times PSEM_ONE, or the debt while PSEM_WAITERS is set, plus the
- *         flags PSEM_WAITERS and PSEM_CONTENDED (PSEM_DEBT_CLOSED), the
- *         mark PSEM_EXT and the state PSEM_BLOCKED (their rules are at
- *         PSEM_WAITERS). A debt is the permits psem_reduce() or a
- *         shrinking psem_resize() could not take at once, which releases
- *         pay before any waiter.
+ *         times PSEM_ONE; or, while PSEM_WAITERS is set, the debt or the
+ *         credit above the adds in flight; plus the flags and PSEM_BIAS
+ *         (their rules are at PSEM_BIAS). A debt is the permits
+ *         psem_reduce() or a shrinking psem_resize() could not take at
+ *         once, which releases pay before any waiter.
  * @lock:  the queue lock
  * @pending: permits released where @lock may not be taken (NMI, a
  *         hard-only IRQ), times PSEM_PARKED_ONE, or'ed with
@@ -334,10 +369,14 @@ struct psem_async {
 #define DEFINE_PSEM(name, permits)					\
 	struct psem name = __PSEM_INITIALIZER(name, __PSEM_COUNT_INIT(permits))
 
+/* A psem_ext's first word: its balance a credit (psem.h, PSEM_EXT). */
+#define __PSEM_EXT_WORD(permits)					\
+	((long)(PSEM_BIAS | PSEM_WAITERS | PSEM_CREDIT | PSEM_EXT) +	\
+	 __PSEM_COUNT_INIT(permits) / PSEM_ONE * PSEM_HIGH_ONE)
+
 #define __PSEM_EXT_INITIALIZER(name, permits, lim)			\
 {									\
-	.sem	= __PSEM_INITIALIZER((name).sem,			\
-			__PSEM_COUNT_INIT(permits) | PSEM_EXT),		\
+	.sem	= __PSEM_INITIALIZER((name).sem, __PSEM_EXT_WORD(permits)), \
 	.limit	= (lim),						\
 	.calls	= NULL,							\
 }

@@ -73,12 +73,17 @@ void __psem_init(struct psem *sem, long permits, const char *name,
 }
 EXPORT_SYMBOL_PSEM(__psem_init);
 
-/* A psem_ext's psem, its limit @limit; PSEM_EXT is never cleared (psem.h). */
+/*
+ * A psem_ext's psem, its limit @limit: its word always waiting, its balance
+ * the credit (psem.h, PSEM_EXT), as __PSEM_EXT_WORD() makes it.
+ */
 static void psem_init_ext_fields(struct psem_ext *ext, long permits,
 				 unsigned long limit, const char *name,
 				 struct lock_class_key *key)
 {
-	psem_init_word(&ext->sem, permits * PSEM_ONE | PSEM_EXT, name, key);
+	psem_init_word(&ext->sem, (long)(PSEM_BIAS | PSEM_WAITERS |
+					 PSEM_CREDIT | PSEM_EXT) +
+		       permits * PSEM_HIGH_ONE, name, key);
 	ext->limit = limit;
 	ext->calls = NULL;
 }
@@ -120,20 +125,38 @@ bool psem_try_acquire(struct psem *sem, long n)
 {
 	if (psem_count_out_of_range(n))
 		return !psem_bad_count(__func__, n, _RET_IP_);
-	return psem_take(sem, n);
+	/* A credit (I3), and a psem_ext's balance, only out of line. */
+	return psem_take(sem, n) || psem_take_range(sem, n, n);
 }
 EXPORT_SYMBOL_PSEM(psem_try_acquire);
+
+/*
+ * psem_release() of more than PSEM_ADD_MAX permits, or of a count out of
+ * range: the read-first release. Out of line, so that the add-first one
+ * keeps psem_release() to its few registers.
+ */
+static noinline int psem_release_large(struct psem *sem, long n,
+				       unsigned long ip)
+{
+	if (psem_count_out_of_range(n))
+		return psem_bad_count("psem_release", n, ip);
+	if (psem_release_fast(sem, n))
+		return 0;
+	return __psem_release_locked(sem, n, ip);
+}
 
 /**
  * psem_release - return permits
  * @sem: the semaphore
  * @n:   permits to return, 0..PSEM_MAX_PERMITS
  *
- * While nobody waits this is one lock-free compare-exchange, at any
- * balance, retried when another lock-free call changed the word first
- * (the positive-balance rule, selectable in debugfs, needs a positive
- * balance and goes to the lock when its one exchange loses). Otherwise it
- * takes the queue lock, pays any debt, hands permits to the waiters in FIFO
+ * While nobody waits this is lock-free at any balance: for up to
+ * PSEM_ADD_MAX permits one fetch_add, which cannot fail; for more, one
+ * compare-exchange, retried when another lock-free call changed the word
+ * first (the positive-balance rule, selectable in debugfs, needs a
+ * positive balance and goes to the lock when its one exchange loses). On
+ * a psem_ext with nobody waiting it is lock-free too. Otherwise it takes
+ * the queue lock, pays any debt, hands permits to the waiters in FIFO
  * order, wakes those it served once the lock is dropped, and adds what
  * remains to the balance. Never sleeps. Any context, NMI included, on every kernel:
  * where the queue lock may not be taken (NMI; a hard-only IRQ, such as a
@@ -151,11 +174,9 @@ EXPORT_SYMBOL_PSEM(psem_try_acquire);
  */
 int psem_release(struct psem *sem, long n)
 {
-	if (psem_count_out_of_range(n))
-		return psem_bad_count(__func__, n, _RET_IP_);
-	if (psem_release_fast(sem, n))
-		return 0;
-	return __psem_release_locked(sem, n, _RET_IP_);
+	if (likely((unsigned long)n <= PSEM_ADD_MAX))
+		return psem_release_small(sem, n, _RET_IP_);
+	return psem_release_large(sem, n, _RET_IP_);
 }
 EXPORT_SYMBOL_PSEM(psem_release);
 
@@ -333,22 +354,12 @@ EXPORT_SYMBOL_PSEM(psem_available);
  */
 long psem_drain(struct psem *sem, long up_to)
 {
-	long cur, take;
-
 	if (psem_count_out_of_range(up_to)) {
 		psem_bad_count(__func__, up_to, _RET_IP_);
 		return 0;
 	}
-	cur = atomic_long_read(&sem->count);	/* relaxed: rechecked */
-	do {
-		/* Nothing with PSEM_WAITERS set, nor when closed: negative. */
-		if (cur < PSEM_ONE)
-			return 0;
-		take = min(cur >> PSEM_SHIFT, up_to);
-		/* ACQUIRE: as in psem_take(). */
-	} while (!atomic_long_try_cmpxchg_acquire(&sem->count, &cur,
-						  cur - take * PSEM_ONE));
-	return take;
+	/* A credit too (I3), but never from a waiter (I2). */
+	return psem_take_range(sem, 1, up_to);
 }
 EXPORT_SYMBOL_PSEM(psem_drain);
 

@@ -73,45 +73,42 @@ static inline bool psem_capped(const struct psem *sem)
 }
 
 /*
- * The debt in a word read as @cur: the bits above PSEM_ONE while
- * PSEM_WAITERS is set (I2), else none.
+ * The count above the field in a word read as @cur: the debt or the credit
+ * while PSEM_WAITERS is set (psem.h).
  */
+static inline long psem_word_high(long cur)
+{
+	return (cur & PSEM_HIGH) >> PSEM_HIGH_SHIFT;
+}
+
+/* The debt in @cur: the count above the field without PSEM_CREDIT (I2). */
 static inline long psem_word_debt(long cur)
 {
-	return cur & PSEM_WAITERS ? (cur & LONG_MAX) >> PSEM_SHIFT : 0;
+	return (cur & (PSEM_WAITERS | PSEM_CREDIT)) == PSEM_WAITERS ?
+	       psem_word_high(cur) : 0;
+}
+
+/* Whether @cur holds a credit (I3), which may be zero. */
+static inline bool psem_word_has_credit(long cur)
+{
+	return (cur & (PSEM_WAITERS | PSEM_CREDIT)) ==
+	       (PSEM_WAITERS | PSEM_CREDIT);
 }
 
 /*
- * The bit of @cur that says the psem is closed (psem.h): PSEM_DEBT_CLOSED
- * while a debt is owed, PSEM_BLOCKED otherwise.
+ * Whether @cur is closed: the top two bits count PSEM_BIAS modulo 4, once
+ * for the closed state and once for PSEM_WAITERS (psem.h). Not negative,
+ * not closed: the common case, one test.
  */
-static inline long psem_closed_bit(long cur)
-{
-	return psem_word_debt(cur) ? PSEM_DEBT_CLOSED : PSEM_BLOCKED;
-}
-
 static inline bool psem_word_closed(long cur)
 {
-	/* Not negative, not closed: the common case, one test. */
-	return unlikely(cur < 0) && (cur & psem_closed_bit(cur));
+	return unlikely(cur < 0) &&
+	       ((unsigned long)cur >> 62) + (cur & PSEM_WAITERS) == 3;
 }
 
 /*
- * The bit that an RMW under the queue lock adds, with a first debt, to
- * @cur, which owes none, or takes away, with the last of a debt, from
- * @cur, which owes one: PSEM_BLOCKED goes with the debt, and a closed
- * psem's closed state moves between it and PSEM_DEBT_CLOSED (psem.h).
- */
-static inline long psem_debt_bit(long cur)
-{
-	if (psem_word_debt(cur))
-		return cur & PSEM_DEBT_CLOSED ? PSEM_DEBT_CLOSED : PSEM_BLOCKED;
-	return cur < 0 ? PSEM_DEBT_CLOSED : PSEM_BLOCKED;
-}
-
-/*
- * The debt of @sem, under the queue lock: with PSEM_WAITERS set only the
- * lock holder writes the word (I2). Relaxed: the lock orders it.
+ * The debt of @sem, under the queue lock: with PSEM_WAITERS set and no
+ * credit only the lock holder writes it (I2). Relaxed: the lock orders it.
  */
 static inline long psem_debt_locked(struct psem *sem)
 {

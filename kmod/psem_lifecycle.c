@@ -78,10 +78,9 @@ int psem_resize(struct psem *sem, long capacity)
 	back = psem_retarget(sem, capacity, &wake);
 	/*
 	 * The new limit before the word changes: smp_wmb() pairs with the
-	 * ACQUIRE load in psem_release_fast() and with the smp_rmb() after
-	 * a lost exchange in psem_release_capped_clean(), so that a
-	 * lock-free release that reads the shrunk word checks it against
-	 * the new limit.
+	 * ACQUIRE load in psem_release_credit() and with its smp_rmb() after
+	 * a lost exchange, so that a lock-free release that reads the shrunk
+	 * word checks it against the new limit.
 	 */
 	WRITE_ONCE(psem_ext_of(sem)->limit,
 		   capacity * PSEM_ONE | PSEM_LIMIT_CAPPED);
@@ -142,7 +141,8 @@ int psem_close(struct psem *sem)
 		ret = -EALREADY;
 		goto unlock;
 	}
-	atomic_long_or(psem_closed_bit(cur), &sem->count);
+	/* PSEM_BIAS once more: an add, which commutes with those in flight. */
+	atomic_long_add((long)PSEM_BIAS, &sem->count);
 	psem_for_each_waiter_safe(w, next, sem)
 		if (w->kind != PSEM_WAIT_QUIESCE)
 			back += psem_fail_waiter(sem, w, -ESHUTDOWN, &wake);
@@ -176,7 +176,7 @@ int psem_reopen(struct psem *sem)
 	if (!psem_word_closed(cur))
 		ret = -EALREADY;
 	else
-		atomic_long_andnot(psem_closed_bit(cur), &sem->count);
+		atomic_long_sub((long)PSEM_BIAS, &sem->count);
 	spin_unlock_irqrestore(&sem->lock, flags);
 	return ret;
 }

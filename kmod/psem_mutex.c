@@ -180,8 +180,11 @@ bool psem_mutex_trylock(struct psem_mutex *lock)
 	if (unlikely(!in_task()) &&
 	    psem_refuse("%s(%p) from interrupt context\n", __func__, lock))
 		return false;
-	/* psem_take(): succeeds with the contention flag set, too. */
-	if (!psem_take(&lock->sem, 1))
+	/*
+	 * psem_take(): succeeds with the contention flag set, too; and the
+	 * permit may be a credit (I3) for a moment after an unlock.
+	 */
+	if (!psem_take(&lock->sem, 1) && !psem_take_range(&lock->sem, 1, 1))
 		return false;
 	mutex_acquire(mx_dep(lock), 0, 1, _RET_IP_);
 	psem_mutex_set_owner(lock, current);

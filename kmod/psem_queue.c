@@ -226,10 +226,32 @@ static long psem_hand_off(struct psem *sem, long n, struct psem_wake *wake)
 }
 
 /*
+ * Under the queue lock, the word holding a credit (I3) when read: adds @n
+ * to it within the capacity @cap, as psem_release_credit() does without
+ * the lock, or to the balance if a lock-free path settled the word
+ * meanwhile.
+ */
+static int psem_add_credit_locked(struct psem *sem, long n, long cap,
+				  unsigned long ip)
+{
+	long cur = atomic_long_read(&sem->count);	/* rechecked */
+
+	do {
+		if (!(cur & PSEM_WAITERS))	/* settled: see psem.h */
+			return n ? psem_add_balance(sem, cur, n, ip) : 0;
+		if (n > cap - psem_word_high(cur))
+			return psem_refuse_capacity(n, cap, ip);
+		/* RELEASE: as in psem_release_credit(). */
+	} while (!atomic_long_try_cmpxchg_release(&sem->count, &cur,
+				psem_credit_settled(cur + n * PSEM_HIGH_ONE)));
+	return 0;
+}
+
+/*
  * The locked path of a release, and of a wait that ends early and gives
- * back its partial grant: debt first, then waiters, then the balance. @n
- * may be zero (a cancel that was assigned nothing), to clear PSEM_WAITERS
- * when the queue has emptied.
+ * back its partial grant: debt first, then waiters, then the credit or the
+ * balance. @n may be zero (a cancel that was assigned nothing), to settle
+ * the word when the queue has emptied.
  */
 int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 		    unsigned long ip)
@@ -241,29 +263,28 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 	/* I1: nobody waits or owes; skip the walk. */
 	if (!(cur & PSEM_WAITERS))
 		return n ? psem_add_balance(sem, cur, n, ip) : 0;
+	cap = psem_word_capacity(sem, cur);
+	/* I3: nobody waits or owes either. */
+	if (cur & PSEM_CREDIT)
+		return psem_add_credit_locked(sem, n, cap, ip);
 
 	/*
-	 * I2: the balance is zero, the word holds the debt, and only the lock
-	 * holder writes it, so @cur stays exact until this path writes it.
-	 * Refuse a release that could not fit in the capacity even after
-	 * paying the debt: no holder can have taken that many.
+	 * I2: the count above the field is the debt, and only the lock
+	 * holder writes it, so the debt stays exact until this path writes
+	 * it; an add in flight changes only the field. Refuse a release that
+	 * could not fit in the capacity even after paying the debt: no
+	 * holder can have taken that many.
 	 */
-	cap = psem_word_capacity(sem, cur);
 	debt = psem_word_debt(cur);
 	if (unlikely(debt)) {
 		long pay = min(n, debt);
 
 		if (n - pay > cap)
 			return psem_refuse_capacity(n, cap, ip);
-		/*
-		 * Relaxed RMW, as in psem_owe(); with the last of the debt,
-		 * PSEM_BLOCKED goes too, unless closed (psem_debt_bit()).
-		 */
-		if (pay < debt) {
-			atomic_long_sub(pay * PSEM_ONE, &sem->count);
+		/* Relaxed RMW, as in psem_owe(). */
+		atomic_long_sub(pay * PSEM_HIGH_ONE, &sem->count);
+		if (pay < debt)
 			return 0;	/* @n ran out first */
-		}
-		atomic_long_sub(pay * PSEM_ONE + psem_debt_bit(cur), &sem->count);
 		n -= pay;
 	} else if (n > cap) {
 		return psem_refuse_capacity(n, cap, ip);
@@ -272,13 +293,17 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 	if (!psem_queue_empty(sem))
 		return 0;	/* and @n is zero: the head took it all */
 	/*
-	 * The last waiter is served or gone and no debt is left: clear the
-	 * bit and add the rest in one RMW, so that the word is never seen
-	 * without the bit before the queue is empty (I1). RELEASE: pairs with
-	 * the ACQUIRE of a later taker, ordering this caller's critical
-	 * section before it. The rest is at most the capacity: no overflow.
+	 * The last waiter is served or gone and no debt is left: the rest
+	 * becomes the credit, in one RMW that also settles the word if no
+	 * add is in flight, so that the word is never seen without the bit
+	 * before the queue is empty (I1). RELEASE: pairs with the ACQUIRE
+	 * of a later taker, ordering this caller's critical section before
+	 * it. The rest is at most the capacity: no overflow.
 	 */
-	atomic_long_add_return_release(n * PSEM_ONE - PSEM_WAITERS, &sem->count);
+	cur = atomic_long_read(&sem->count);
+	while (!atomic_long_try_cmpxchg_release(&sem->count, &cur,
+			psem_credit_settled(cur + n * PSEM_HIGH_ONE + PSEM_CREDIT)))
+		;
 	return 0;
 }
 
@@ -296,7 +321,7 @@ static long psem_parked_fit(struct psem *sem, long n, unsigned long ip)
 	long cap = psem_word_capacity(sem, cur), fit;
 
 	lockdep_assert_held(&sem->lock);
-	if (cur & PSEM_WAITERS)
+	if ((cur & (PSEM_WAITERS | PSEM_CREDIT)) == PSEM_WAITERS)
 		fit = min(n, psem_word_debt(cur) + cap);
 	else
 		fit = clamp(cap - psem_word_balance(cur), 0L, n);
@@ -475,6 +500,81 @@ int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
 	if (unlikely(psem_lock_forbidden()))
 		return psem_park(sem, n, ip);
 	return psem_release_now(sem, n, false, ip);
+}
+
+/*
+ * An add of @n that took a plain psem's balance over PSEM_MAX_PERMITS
+ * (psem_release_added()), refused: the add is taken back, from the balance
+ * while it holds it, lock-free, else under the queue lock as
+ * psem_reduce() takes, owing what a taker has had of it meanwhile. So the
+ * refusal leaves the permits as they were, or owed exactly. Where the lock
+ * may not be taken (NMI, a hard-only IRQ) and the balance no longer holds
+ * the add, the rest stays, and the warning says so.
+ */
+static noinline __cold int psem_release_over(struct psem *sem, long n,
+					      unsigned long ip)
+{
+	long cur = atomic_long_read(&sem->count);	/* rechecked */
+	unsigned long flags;
+	long owe;
+
+	do {
+		if (psem_word_balance(cur) < n || (cur & PSEM_WAITERS))
+			goto locked;
+		/* Relaxed: takes back what this call added; orders nothing. */
+	} while (!atomic_long_try_cmpxchg_relaxed(&sem->count, &cur,
+						  cur - n * PSEM_ONE));
+	goto refuse;
+locked:
+	if (unlikely(psem_lock_forbidden())) {
+		psem_refuse_ip(ip, "release of %ld overflows the balance and cannot be taken back here\n",
+			       n);
+		return -EOVERFLOW;
+	}
+	spin_lock_irqsave(&sem->lock, flags);
+	owe = n - psem_take_or_mark(sem, n);
+	/* The debt is at most PSEM_MAX_PERMITS: see psem_reduce(). */
+	if (owe && psem_debt_locked(sem) <= PSEM_MAX_PERMITS - owe)
+		psem_owe(sem, owe);
+	spin_unlock_irqrestore(&sem->lock, flags);
+refuse:
+	psem_refuse_ip(ip, "release of %ld overflows the balance (capacity %ld)\n",
+		       n, PSEM_MAX_PERMITS);
+	return -EOVERFLOW;
+}
+
+/*
+ * The rest of psem_release_add(), whose add of @n found @old, not clean:
+ * - closed, or flagged, and within PSEM_MAX_PERMITS: a release as it stands;
+ * - over PSEM_MAX_PERMITS: refused and taken back if this add crossed it,
+ *   else (an add onto another's overflow, which that one takes back) as
+ *   it stands;
+ * - waiting (PSEM_WAITERS): the add is in the field, its adder's alone:
+ *   taken back at once, then released onto the credit lock-free
+ *   (psem_release_credit()) or through the locked path, which parks it
+ *   where the lock may not be taken. A psem_ext's word is always waiting.
+ */
+int psem_release_added(struct psem *sem, long old, long n, unsigned long ip)
+{
+	if (!(old & PSEM_WAITERS)) {
+		long bal = psem_word_balance(old);
+
+		if (bal <= PSEM_MAX_PERMITS && n > PSEM_MAX_PERMITS - bal)
+			return psem_release_over(sem, n, ip);
+		psem_account_fast_release(sem, n, true);
+		return 0;
+	}
+	/*
+	 * Relaxed: what this call put in the field, nobody else reads as
+	 * permits or moves (psem.h), so its taking back orders nothing; a
+	 * settle waits for it by its compare-exchange on the same word.
+	 */
+	atomic_long_sub(n * PSEM_ONE, &sem->count);
+	if (psem_release_credit(sem, n)) {
+		psem_account_fast_release(sem, n, true);
+		return 0;
+	}
+	return __psem_release_locked(sem, n, ip);
 }
 
 /*

@@ -111,19 +111,14 @@ static inline long psem_home(const struct psem *sem)
 }
 
 /*
- * Under the queue lock, with PSEM_WAITERS set (I1): records a debt of @n
- * in the word, which only the lock holder writes then (I2), with
- * PSEM_BLOCKED if it is the first (psem_debt_bit()). Relaxed: no permit
- * changes hands; an RMW all the same, to keep the word's chain of
- * releases unbroken (Documentation/design.rst).
+ * Under the queue lock, with PSEM_WAITERS set and no credit (I2): records
+ * a debt of @n in the word, above the field. Relaxed: no permit changes
+ * hands; an RMW all the same, to keep the word's chain of releases
+ * unbroken, and to commute with the adds in flight (Documentation/design.rst).
  */
 static inline void psem_owe(struct psem *sem, long n)
 {
-	long cur = atomic_long_read(&sem->count);	/* stable: I2 */
-
-	atomic_long_add(n * PSEM_ONE +
-			(psem_word_debt(cur) ? 0 : psem_debt_bit(cur)),
-			&sem->count);
+	atomic_long_add(n * PSEM_HIGH_ONE, &sem->count);
 }
 
 /*
@@ -155,6 +150,7 @@ int psem_wait_queued(struct psem *sem, struct psem_waiter *w, long n,
 		     long timeout) __releases(&sem->lock);
 
 /* Without it. */
+int psem_release_added(struct psem *sem, long old, long n, unsigned long ip);
 atomic_t *psem_let_go_var(const struct psem *sem);
 void psem_kick_init(void);
 void psem_kick_exit(void);
@@ -164,5 +160,46 @@ int __psem_release_locked(struct psem *sem, long n, unsigned long ip);
 #define psem_release_locked(sem, n) __psem_release_locked(sem, n, _RET_IP_)
 int psem_acquire_slow(struct psem *sem, long n, unsigned int state,
 		      long timeout);
+
+/*
+ * The waiters-bit rule's release of @n, 0..PSEM_ADD_MAX: adds first, with
+ * one fetch_add that cannot fail, and is done if the word it added onto
+ * was clean and the sum fits (psem.h, PSEM_BIAS). Otherwise
+ * psem_release_added(), out of line, judges the add by the word it
+ * returned: it stands on a closed word, is taken back from an overflow,
+ * and out of the field of a waiting word, to go to the credit or the lock.
+ */
+static __always_inline int psem_release_add(struct psem *sem, long n,
+					    unsigned long ip)
+{
+	/*
+	 * RELEASE: orders the caller's critical section before the permits
+	 * reach a taker; pairs with the ACQUIRE in psem_take(), directly or
+	 * through the chain of RMWs after it (model/litmus/MP+blindadd+take,
+	 * RS+blindadd+blindadd+take). An add that lands in the field is
+	 * taken back and released again, and orders nothing itself.
+	 */
+	long old = atomic_long_fetch_add_release(n * PSEM_ONE, &sem->count);
+
+	if (likely(!((old + n * PSEM_ONE) & PSEM_ADD_FAIL))) {
+		psem_account_fast_release(sem, n, true);
+		return 0;
+	}
+	return psem_release_added(sem, old, n, ip);
+}
+
+/*
+ * psem_release() of @n, 0..PSEM_ADD_MAX, without the range test: for the
+ * primitives' unlocks, whose counts are constants.
+ */
+static __always_inline int psem_release_small(struct psem *sem, long n,
+					      unsigned long ip)
+{
+	if (static_branch_likely(&psem_waiters_bit_rule_key))
+		return psem_release_add(sem, n, ip);
+	if (psem_release_seed(sem, n))
+		return 0;
+	return __psem_release_locked(sem, n, ip);
+}
 
 #endif /* _PSEM_QUEUE_H */

@@ -169,8 +169,7 @@ EXPORT_SYMBOL_PSEM(psem_read_trylock);
 void psem_read_unlock(struct psem_rwlock *lock)
 {
 	rwsem_release(rw_dep(lock), _RET_IP_);
-	if (!psem_release_fast(&lock->sem, 1))
-		psem_release_locked(&lock->sem, 1);
+	psem_release_small(&lock->sem, 1, _RET_IP_);
 }
 EXPORT_SYMBOL_PSEM(psem_read_unlock);
 
@@ -321,7 +320,6 @@ EXPORT_SYMBOL_PSEM(psem_read_trylock_non_owner);
  */
 void psem_read_unlock_non_owner(struct psem_rwlock *lock)
 {
-	if (!psem_release_fast(&lock->sem, 1))
-		psem_release_locked(&lock->sem, 1);
+	psem_release_small(&lock->sem, 1, _RET_IP_);
 }
 EXPORT_SYMBOL_PSEM(psem_read_unlock_non_owner);

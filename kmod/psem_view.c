@@ -74,7 +74,10 @@ void psem_debugfs_show(struct seq_file *m, struct psem *sem)
 		seq_puts(m, "capacity none\n");
 	seq_printf(m, "debt     %ld\n", psem_debt_locked(sem));
 	seq_printf(m, "closed   %s\n", psem_word_closed(cur) ? "yes" : "no");
-	seq_printf(m, "flags    %s%s\n", cur & PSEM_WAITERS ? "waiters " : "",
+	seq_printf(m, "flags    %s%s%s\n",
+		   (cur & (PSEM_WAITERS | PSEM_CREDIT)) == PSEM_WAITERS ?
+		   "waiters " : "",
+		   psem_word_has_credit(cur) ? "credit " : "",
 		   (cur & PSEM_FLAGS) == PSEM_CONTENDED ? "contended" : "");
 	seq_puts(m, "waiters (oldest first):\n");
 	/* A linked waiter's task sleeps in psem_wait(): it is alive. */

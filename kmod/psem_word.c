@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The read-modify-writes of psem's word that the locked paths share: the
+ * The read-modify-writes of psem's word beyond the inlined fast paths: the
+ * lock-free take and release of a credit, and, under the queue lock, the
  * take that marks PSEM_WAITERS, the addition to a balance nobody waits on,
- * and the capacity they are checked against. Under the queue lock, but
- * racing the lock-free paths of psem_word.h, which is why each is a
- * compare-exchange loop.
+ * and the capacity they are checked against. The locked ones race the
+ * lock-free paths of psem_word.h, which is why each is a compare-exchange
+ * loop.
  */
 
 #include <linux/export.h>
@@ -30,10 +31,79 @@ long psem_capacity(const struct psem *sem)
 EXPORT_SYMBOL_PSEM(psem_capacity);
 
 /*
- * Under the queue lock: takes up to @n permits, and if that is fewer than
- * @n, sets PSEM_WAITERS in the same exchange that drains the balance to
- * zero, with no debt yet, so that the caller may link a waiter or record
- * a debt (I1, I2).
+ * Takes between @min and @max permits lock-free, as many as there are, from
+ * the balance of a clean word or the credit of a waiting one (I3): the
+ * paths that must not miss a credit (a try, a drain) call it where the
+ * inlined psem_take() failed. Never from a closed psem. Returns how many it
+ * took, or 0 if fewer than @min were there.
+ */
+long psem_take_range(struct psem *sem, long min, long max)
+{
+	long cur = atomic_long_read(&sem->count);	/* relaxed: rechecked */
+	long take, new;
+
+	do {
+		if (psem_word_closed(cur))
+			return 0;
+		take = min(psem_word_balance(cur), max);
+		if (take < min || !take)
+			return 0;
+		new = cur & PSEM_WAITERS ?
+		      psem_credit_settled(cur - take * PSEM_HIGH_ONE) :
+		      cur - take * PSEM_ONE;
+		/*
+		 * ACQUIRE: as in psem_take(); a credit was left by a
+		 * release RMW (psem_add_locked(), psem_release_credit()).
+		 */
+	} while (!atomic_long_try_cmpxchg_acquire(&sem->count, &cur, new));
+	return take;
+}
+
+/*
+ * A release of @n onto a word with a credit (I3), lock-free: adds to the
+ * credit, within the capacity, and settles the word if it can
+ * (psem_credit_settled()). Returns whether it landed; false sends the
+ * release to the locked path, which hands it to a waiter or a debt, or
+ * refuses it over the capacity.
+ */
+bool psem_release_credit(struct psem *sem, long n)
+{
+	/*
+	 * ACQUIRE: orders the read of a psem_ext's limit after it, pairing
+	 * with the smp_wmb() in psem_resize() between its write of the limit
+	 * and its change of the word: a credit shrunk by a resize is never
+	 * checked against the capacity from before it.
+	 */
+	long cur = atomic_long_read_acquire(&sem->count);
+
+	for (;;) {
+		if (!psem_word_has_credit(cur) ||
+		    n > psem_word_capacity(sem, cur) - psem_word_high(cur))
+			return false;
+		/*
+		 * RELEASE: orders the caller's critical section before the
+		 * credit, and the balance it may become; pairs with the
+		 * ACQUIRE of a taker (psem_take_range(), psem_take_or_mark(),
+		 * or psem_take() once settled).
+		 */
+		if (atomic_long_try_cmpxchg_release(&sem->count, &cur,
+				psem_credit_settled(cur + n * PSEM_HIGH_ONE)))
+			return true;
+		/*
+		 * The failed exchange read @cur and orders nothing: smp_rmb()
+		 * orders that read before the next read of the limit, as the
+		 * ACQUIRE above does for the first
+		 * (model/litmus/MP+resize+retriedrelease).
+		 */
+		smp_rmb();
+	}
+}
+
+/*
+ * Under the queue lock: takes up to @n permits, from the balance or the
+ * credit, and if that is fewer than @n, leaves PSEM_WAITERS set with no
+ * debt and no credit in the same exchange that drains what there was, so
+ * that the caller may link a waiter or record a debt (I1, I2, I3).
  * Returns how many were taken.
  */
 long psem_take_or_mark(struct psem *sem, long n)
@@ -44,16 +114,21 @@ long psem_take_or_mark(struct psem *sem, long n)
 
 	lockdep_assert_held(&sem->lock);
 	do {
-		if (cur & PSEM_WAITERS)
+		if ((cur & (PSEM_WAITERS | PSEM_CREDIT)) == PSEM_WAITERS)
 			return 0;	/* I2: nothing to take, bit set */
 		take = min(psem_word_balance(cur), n);
-		/* PSEM_CONTENDED is clear under the lock (psem.h). */
-		new = take == n ? cur - n * PSEM_ONE :
-				  (cur & (PSEM_BLOCKED | PSEM_EXT)) | PSEM_WAITERS;
+		if (cur & PSEM_WAITERS)		/* the credit (I3) */
+			new = take == n ?
+			      psem_credit_settled(cur - n * PSEM_HIGH_ONE) :
+			      cur & ~(PSEM_HIGH | PSEM_CREDIT);
+		else	/* PSEM_CONTENDED is clear under the lock (psem.h). */
+			new = take == n ? cur - n * PSEM_ONE :
+			      (long)((cur & PSEM_BIAS) + PSEM_BIAS + PSEM_WAITERS);
 		/*
 		 * ACQUIRE: as in psem_take(). A lock-free release racing
 		 * this changes the word and makes the exchange fail; the
-		 * retry then takes what it added.
+		 * retry then takes what it added. An add in flight only
+		 * changes the field, which this keeps.
 		 */
 	} while (!atomic_long_try_cmpxchg_acquire(&sem->count, &cur, new));
 	return take;

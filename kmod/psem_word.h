@@ -15,9 +15,10 @@
 /*
  * The lock-free fast paths, inlined into psem_core.c, psem_async.c and the
  * primitives (the rwlock and the mutex), so that their hot paths pay no
- * call into the exported functions. They rest on I1 and I2 (at
- * PSEM_WAITERS in psem.h), and each fails its first test on a blocked
- * (negative) word.
+ * call into the exported functions. They rest on I1, I2 and I3 (at
+ * PSEM_BIAS in psem.h), and each fails its first test on a negative word:
+ * waiting, closed, or a psem_ext's. The release that adds first is in
+ * psem_queue.h, above the locked path it falls back to.
  */
 
 /* Lock-free: takes @n permits if the balance holds them. */
@@ -34,10 +35,11 @@ static __always_inline bool psem_take(struct psem *sem, long n)
 	cur = atomic_long_read(&sem->count);	/* relaxed: rechecked */
 	for (;;) {
 		/*
-		 * With PSEM_WAITERS set the word is negative (a debt) or
-		 * below PSEM_ONE, under any want: a try never overtakes a
-		 * waiter. A closed word is negative. PSEM_CONTENDED rides
-		 * along in the low bits.
+		 * With PSEM_WAITERS set the word is negative (PSEM_BIAS),
+		 * under any want, whatever an add put in the field: a try
+		 * never overtakes a waiter. A closed word is negative. A
+		 * credit is taken by psem_take_range(), out of line, where
+		 * a try needs it. PSEM_CONTENDED rides along in the low bits.
 		 */
 		if (cur < want)
 			return unlikely(!n) && !psem_word_closed(cur);
@@ -68,15 +70,29 @@ static __always_inline bool psem_account_fast_release(struct psem *sem,
 }
 
 /*
- * The exchange of a lock-free release of @n: from @cur, a word the release
- * rule let through, to @sum, unless @sum is over the capacity (@over): the
- * locked path refuses that.
+ * A clean word's balance is at most PSEM_MAX_PERMITS * PSEM_ONE, below
+ * PSEM_OVER; a sum of it and a count in range is below 2 * PSEM_OVER, so
+ * this one bit (a bt) says whether the sum is over the limit.
+ */
+#define PSEM_OVER		((PSEM_MAX_PERMITS + 1) * PSEM_ONE)
+
+/*
+ * What the word after an add (psem_release_add()) must not show for the add
+ * to be a release as it stands: PSEM_WAITERS (the add is in the field),
+ * PSEM_BIAS (closed), or a balance over PSEM_MAX_PERMITS. PSEM_CONTENDED,
+ * a hint for the positive-balance rule, does not matter to an add.
+ */
+#define PSEM_ADD_FAIL		((long)(~(PSEM_OVER - 1) | PSEM_WAITERS))
+
+/*
+ * The exchange of a lock-free release of @n: from @cur, a clean word the
+ * release rule let through, to @sum, unless @sum is over PSEM_MAX_PERMITS:
+ * the locked path refuses that.
  */
 static __always_inline bool psem_release_exchange(struct psem *sem, long cur,
-						  unsigned long sum, long n,
-						  bool over)
+						  unsigned long sum, long n)
 {
-	if (unlikely(over))
+	if (unlikely(sum & PSEM_OVER))
 		return false;
 	/*
 	 * RELEASE: orders the caller's critical section before the new
@@ -91,49 +107,14 @@ static __always_inline bool psem_release_exchange(struct psem *sem, long cur,
 }
 
 /*
- * A release onto @cur, a word the rule let through with PSEM_EXT set:
- * the sum within the psem_ext's limit. The limit is read after the
- * ACQUIRE load of @cur, pairing with the smp_wmb() in psem_resize() between
- * its write of the limit and its change of the word: a word shrunk by a
- * resize is never checked against the capacity from before it. @cur is
- * non-negative and PSEM_EXT is below PSEM_ONE, so the comparison is
- * that of the balances.
- */
-static __always_inline bool psem_release_capped(struct psem *sem, long cur,
-						long n)
-{
-	unsigned long sum = (unsigned long)cur + (unsigned long)n * PSEM_ONE;
-
-	return psem_release_exchange(sem, cur, sum, n,
-				     sum > (psem_ext_limit(sem) | PSEM_EXT));
-}
-
-/*
- * A release onto @cur, a word the rule let through without PSEM_EXT: a
- * non-negative multiple of PSEM_ONE, whose limit is PSEM_MAX_PERMITS. Both
- * terms of the sum are at most LONG_MAX, so the unsigned sum cannot wrap,
- * and one above PSEM_MAX_PERMITS * PSEM_ONE is at least 2^63: a sign test,
- * with no load.
- */
-static __always_inline bool psem_release_uncapped(struct psem *sem, long cur,
-						  long n)
-{
-	unsigned long sum = (unsigned long)cur + (unsigned long)n * PSEM_ONE;
-
-	return psem_release_exchange(sem, cur, sum, n, (long)sum < 0);
-}
-
-/*
  * The rest of a waiters-bit release of @n whose exchange lost to another
- * lock-free release or take: @cur is the word that exchange returned.
- * Retries the exchange on the word each failure returns, for as long as
- * that word still passes the rule's test and the sum fits, so that a
- * release loses no race to another lock-free call; it goes to the lock
- * only for a waiter, a debt, a close, the contention flag or an overflow,
- * which the locked path handles. Lock-free: each failure means another
- * CPU's RMW of the word succeeded. No ACQUIRE is needed for the words a
- * failure returns: without PSEM_EXT no limit is read after them. Returns
- * whether the permits were added.
+ * lock-free call: @cur is the word that exchange returned. Retries the
+ * exchange on the word each failure returns, for as long as that word is
+ * still clean and the sum fits, so that a release loses no race to another
+ * lock-free call; it goes to the lock for a waiter, a debt, a credit, a
+ * close, the contention flag or an overflow, which the locked path
+ * handles. Lock-free: each failure means another CPU's RMW of the word
+ * succeeded. Returns whether the permits were added.
  */
 static __always_inline bool psem_release_retry(struct psem *sem, long cur,
 					       long n)
@@ -150,8 +131,7 @@ static __always_inline bool psem_release_retry(struct psem *sem, long cur,
 		bool landed;
 
 		psem_stat(PSEM_STAT_FAST_CAS_FAIL);
-		if ((cur & (PSEM_FLAGS | PSEM_EXT | PSEM_BLOCKED)) ||
-		    (long)sum < 0)	/* as in psem_release_uncapped() */
+		if ((cur & (PSEM_FLAGS | PSEM_BLOCKED)) || (sum & PSEM_OVER))
 			break;
 		/*
 		 * RELEASE: as in psem_release_exchange(); a failed attempt
@@ -173,18 +153,16 @@ static __always_inline bool psem_release_retry(struct psem *sem, long cur,
 }
 
 /*
- * The waiters-bit rule's release onto @cur, a word without a psem_ext that
- * the rule let through: the seed's one exchange, and, if another lock-free
- * call changed the word first, psem_release_retry() from the word the
- * exchange returned.
+ * The waiters-bit rule's release onto @cur, a clean word: the seed's one
+ * exchange, and, if another lock-free call changed the word first,
+ * psem_release_retry() from the word the exchange returned.
  */
 static __always_inline bool psem_release_clean(struct psem *sem, long cur,
 					       long n)
 {
 	unsigned long sum = (unsigned long)cur + (unsigned long)n * PSEM_ONE;
 
-	/* A sign test, as in psem_release_uncapped(). */
-	if (unlikely((long)sum < 0))
+	if (unlikely(sum & PSEM_OVER))
 		return false;
 	/* RELEASE: as in psem_release_exchange(). */
 	if (likely(atomic_long_try_cmpxchg_release(&sem->count, &cur,
@@ -194,90 +172,58 @@ static __always_inline bool psem_release_clean(struct psem *sem, long cur,
 }
 
 /*
- * The waiters-bit rule's release onto @cur, a word with PSEM_EXT that the
- * rule let through: psem_release_capped()'s exchange, retried as
- * psem_release_retry() retries, with the limit read again for each word a
- * failure returns. Returns whether the permits were added; false sends
- * the release to the locked path, which refuses one over the capacity.
+ * Counts a release that the flag sent to the lock, found in @cur. The test
+ * only while statistics are on: this is every locked release's way in.
+ * Not PSEM_CREDIT, the same bit with PSEM_WAITERS.
  */
-static __always_inline bool psem_release_capped_clean(struct psem *sem,
-						      long cur, long n)
+static __always_inline void psem_count_honoured(long cur)
 {
-	for (;;) {
-		unsigned long sum = (unsigned long)cur +
-				    (unsigned long)n * PSEM_ONE;
-
-		/* The limit, as in psem_release_capped(). */
-		if (sum > (psem_ext_limit(sem) | PSEM_EXT))
-			return false;
-		/* RELEASE: as in psem_release_exchange() and the retry. */
-		if (likely(atomic_long_try_cmpxchg_release(&sem->count, &cur,
-							   (long)sum)))
-			return psem_account_fast_release(sem, n, true);
-		psem_stat(PSEM_STAT_FAST_CAS_FAIL);
-		if (cur & (PSEM_FLAGS | PSEM_BLOCKED))
-			break;
-		/*
-		 * The failed exchange read @cur and orders nothing: smp_rmb()
-		 * orders that read before the next read of the limit, pairing
-		 * with the smp_wmb() in psem_resize() as the ACQUIRE load in
-		 * psem_release_fast() does for the first word, so that a word
-		 * shrunk by a resize is never checked against the capacity
-		 * from before it (model/litmus/MP+resize+retriedrelease).
-		 */
-		smp_rmb();
-	}
-	/* Sent to the lock by the flag: counted as psem_release_fast() does. */
-	if ((cur & PSEM_FLAGS) == PSEM_CONTENDED)
+	if (static_branch_unlikely(&psem_stats_key) &&
+	    (cur & PSEM_FLAGS) == PSEM_CONTENDED)
 		psem_stat(PSEM_STAT_FLAG_HONOURED);
+}
+
+/*
+ * The positive-balance rule's release, or the always-locked one's: the
+ * seed's one strong compare-exchange onto a positive word without the
+ * flag, tried once: a failure goes to the locked path, which retries once
+ * serialised. A psem_ext's word is never positive.
+ */
+static __always_inline bool psem_release_seed(struct psem *sem, long n)
+{
+	long cur;
+
+	if (!static_branch_likely(&psem_fast_release_key))
+		return false;
+	cur = atomic_long_read(&sem->count);	/* relaxed: rechecked */
+	if (cur >= PSEM_ONE && !(cur & PSEM_CONTENDED))
+		return psem_release_exchange(sem, cur,
+				(unsigned long)cur + (unsigned long)n * PSEM_ONE,
+				n);
+	psem_count_honoured(cur);
 	return false;
 }
 
 /*
- * The fast path while nobody waits: under the waiters-bit rule, the
- * exchange of psem_release_clean() (psem_release_capped_clean() on a
- * psem with PSEM_EXT), retried while the word stays clean;
- * under the positive-balance rule, the seed's one strong compare-exchange,
- * tried once: a failure goes to the locked path, which retries once
- * serialised.
+ * The read-first release: under the waiters-bit rule for a count above
+ * PSEM_ADD_MAX, the exchange of psem_release_clean(), retried while the
+ * word stays clean; under the others, psem_release_seed(). A psem_ext's
+ * word is never clean: its releases take the locked path here.
  */
 static __always_inline bool psem_release_fast(struct psem *sem, long n)
 {
 	long cur;
 
-	if (static_branch_likely(&psem_waiters_bit_rule_key)) {
-		/*
-		 * The waiters-bit rule: nobody waits, the flag is clear, not
-		 * closed, no debt; any balance. One test of the bits
-		 * (PSEM_EXT among them, for the uncapped psem's shorter
-		 * path).
-		 * ACQUIRE (a plain load on x86): orders the read of a
-		 * capacity after it (psem_release_capped_clean()). Anything
-		 * else is rechecked by the exchange.
-		 */
-		cur = atomic_long_read_acquire(&sem->count);
-		if (likely(!(cur & (PSEM_FLAGS | PSEM_EXT | PSEM_BLOCKED))))
-			return psem_release_clean(sem, cur, n);
-		if (!(cur & (PSEM_FLAGS | PSEM_BLOCKED)))
-			return psem_release_capped_clean(sem, cur, n);
-	} else {
-		/* The positive-balance rule, or the always-locked one. */
-		if (!static_branch_likely(&psem_fast_release_key))
-			return false;
-		cur = atomic_long_read_acquire(&sem->count);	/* as above */
-		if (cur >= PSEM_ONE && !(cur & (PSEM_CONTENDED | PSEM_EXT)))
-			return psem_release_uncapped(sem, cur, n);
-		if (cur >= PSEM_ONE && !(cur & PSEM_CONTENDED))
-			return psem_release_capped(sem, cur, n);
-	}
+	if (!static_branch_likely(&psem_waiters_bit_rule_key))
+		return psem_release_seed(sem, n);
 	/*
-	 * Not PSEM_DEBT_CLOSED, the same bit with PSEM_WAITERS. The
-	 * test only while statistics are on: this is every locked release's
-	 * way in.
+	 * Nobody waits, the flag is clear, not closed, no debt, no credit;
+	 * any balance. Relaxed: the exchange rechecks it.
 	 */
-	if (static_branch_unlikely(&psem_stats_key) &&
-	    (cur & PSEM_FLAGS) == PSEM_CONTENDED)
-		psem_stat(PSEM_STAT_FLAG_HONOURED);
+	cur = atomic_long_read(&sem->count);
+	if (likely(!(cur & (PSEM_FLAGS | PSEM_BLOCKED))))
+		return psem_release_clean(sem, cur, n);
+	psem_count_honoured(cur);
 	return false;
 }
 
@@ -326,15 +272,33 @@ static __always_inline long psem_word_capacity(const struct psem *sem, long cur)
 }
 
 /*
- * The balance in a word, closed or not; zero while PSEM_WAITERS is set
- * (I2), when the bits above PSEM_ONE hold the debt.
+ * The permits a take could have in a word, closed or not: the balance of a
+ * clean word, the credit of a waiting one (I3), else zero (I2).
  */
 static inline long psem_word_balance(long cur)
 {
-	return cur & PSEM_WAITERS ? 0 : (cur & LONG_MAX) >> PSEM_SHIFT;
+	if (!(cur & PSEM_WAITERS))
+		return (cur & PSEM_NUM) >> PSEM_SHIFT;
+	return psem_word_has_credit(cur) ? psem_word_high(cur) : 0;
 }
 
-/* The locked paths' operations on the word (psem_word.c). */
+/*
+ * The word that @cur, with PSEM_WAITERS and PSEM_CREDIT, becomes: itself,
+ * or, on a psem without PSEM_EXT whose field is empty, the clean word with
+ * the credit as its balance and the closed state kept (PSEM_BIAS taken
+ * once). Where nothing is in flight, a credit need not stay one (I1, I3).
+ */
+static inline long psem_credit_settled(long cur)
+{
+	if (cur & (PSEM_FIELD | PSEM_EXT))
+		return cur;
+	return (long)(((unsigned long)cur - PSEM_BIAS) & PSEM_BIAS) +
+	       psem_word_high(cur) * PSEM_ONE;
+}
+
+/* The operations on the word beyond the inlined fast paths (psem_word.c). */
+long psem_take_range(struct psem *sem, long min, long max);
+bool psem_release_credit(struct psem *sem, long n);
 long psem_take_or_mark(struct psem *sem, long n);
 int psem_add_balance(struct psem *sem, long cur, long n, unsigned long ip);
 

@@ -108,29 +108,39 @@ static void psem_test_locked_on_positive(struct kunit *test)
  */
 static void psem_test_flag_honoured(struct kunit *test)
 {
+	const long big = PSEM_ADD_MAX + 1;	/* reads first: sees the flag */
 	struct psem *sem = psem_test_sem(test, 1);
 
 	psem_test_stats_start();
 	atomic_long_or(PSEM_CONTENDED, &sem->count);
-	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
-	KUNIT_EXPECT_EQ(test, psem_available(sem), 2L);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, big), 0);
+	KUNIT_EXPECT_EQ(test, psem_available(sem), big + 1);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FLAG_HONOURED, 1);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 1);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 0);
 	/* Cleared by the locked release: the next one is lock-free. */
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&sem->count) & PSEM_FLAGS, 0L);
-	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, big), 0);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 1);
 
 	/* A try leaves the flag alone; it rides in the low bits. */
 	atomic_long_or(PSEM_CONTENDED, &sem->count);
-	KUNIT_EXPECT_TRUE(test, psem_try_acquire(sem, 3));
+	KUNIT_EXPECT_TRUE(test, psem_try_acquire(sem, 2 * big + 1));
 	KUNIT_EXPECT_FALSE(test, psem_try_acquire(sem, 1));
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&sem->count), PSEM_CONTENDED);
-	KUNIT_EXPECT_EQ(test, psem_release(sem, 3), 0);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 2 * big + 1), 0);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FLAG_HONOURED, 2);
 	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_LOCKED_RELEASE, 2);
-	PSEM_TEST_EXPECT_IDLE(test, sem, 3);
+	PSEM_TEST_EXPECT_IDLE(test, sem, 2 * big + 1);
+
+	/* A release that adds first does not read the word: it lands. */
+	atomic_long_or(PSEM_CONTENDED, &sem->count);
+	KUNIT_EXPECT_EQ(test, psem_release(sem, 1), 0);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FAST_RELEASE, 2);
+	PSEM_TEST_EXPECT_STAT(test, PSEM_STAT_FLAG_HONOURED, 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&sem->count),
+			(2 * big + 2) * PSEM_ONE | PSEM_CONTENDED);
+	atomic_long_andnot(PSEM_CONTENDED, &sem->count);
 }
 
 /*

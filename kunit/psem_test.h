@@ -429,7 +429,12 @@ void psem_test_expect_unchanged(struct kunit *test, struct psem *sem,
 /* The flags of the word: PSEM_WAITERS and PSEM_CONTENDED. */
 static inline long psem_test_flags(struct psem *sem)
 {
-	return atomic_long_read(&sem->count) & PSEM_FLAGS;
+	long cur = atomic_long_read(&sem->count);
+
+	/* A credit (psem.h, PSEM_CREDIT) is a balance: no flag a test sees. */
+	if ((cur & PSEM_FLAGS) == PSEM_FLAGS)
+		return 0;
+	return cur & PSEM_FLAGS;
 }
 
 /* Waits for a helper to finish and expects it to have returned @want. */

@@ -98,12 +98,15 @@ handoff-skips-let-go-wake:defer/sync-parked-home,defer/kick-overlap-sync-home
 available-counts-parked:defer/is-held-parked
 parked-sum-unfitted:defer/nmi-over-release,defer/nmi-release-pays-debt
 take-parked-keeps-kick:defer/sync-parked-home,defer/kick-two-psems-free
-unblock-closed:life/closed-debt-paid,life/close-then-debt-paid
+add-lands-in-field:add/add-vs-mark,release/acquire-fifo
+add-keeps-field:add/credit-settle,add/add-vs-mark
+over-kept:add/over-max-vs-takes,retry/release-at-capacity
 acquire-relaxed:sem/down-up-is-held
-release-relaxed:sem/down-up-is-held
-retry-relaxed:retry/release-release-take
-retry-to-lock:retry/release-release-take
-retry-ignores-closed:retry/release-close-at-capacity
+add-relaxed:sem/down-up-is-held
+release-relaxed:retry/large-release-release-take
+retry-relaxed:retry/large-release-release-take
+retry-to-lock:retry/large-release-release-take
+settle-ignores-field:add/credit-settle,add/credit-settle-nmi
 "
 mutants_b="
 cancel-sync-ignores-requeue:async/cancel-sync-second-callback,async/cancel-sync-rearm
@@ -116,9 +119,10 @@ close-stays-open:life/close-vs-partial-waiter
 close-drops-grants:life/close-vs-partial-waiter
 reopen-stays-closed:life/reopen-vs-acquire
 reopen-unblocks-debt:life/reopen-with-debt
-capped-release-unchecked:life/release-all-held-capacity
-drain-drops-ext:life/capacity-after-waiter
-owe-drops-closed:life/close-then-debt-paid
+capped-release-unchecked:retry/capped-release-vs-resize,life/release-all-held-capacity
+owe-in-field:life/reduce-vs-release,defer/nmi-vs-reduce
+mark-drops-closed:life/close-then-debt-paid,life/closed-debt-paid
+try-ignores-credit:retry/capped-release-release-take
 clear-with-waiter:release/acquire-fifo
 downgrade-releases-all:rwlock/downgrade-vs-lock
 mutex-unlock-lost:mutex/unlock-vs-lock
@@ -126,12 +130,10 @@ mutex-destroy-no-sync:defer/mutex-cancel-nmi-free,defer/mutex-unlock-nmi-free
 rwlock-destroy-no-sync:defer/rwlock-cancel-nmi-free,defer/rwlock-unlock-nmi-free
 pool-put-lost:pool/destroy-hardirq-put
 pool-destroy-no-sync:defer/pool-cancel-nmi-free,defer/pool-destroy-nmi-put
-fast-release-with-waiter:release/acquire-fifo,release/try-vs-waiter
+fast-release-with-waiter:retry/large-release-vs-waiter
 capped-retry-to-lock:retry/capped-release-release-take
 capped-retry-stale-limit:retry/capped-release-vs-resize
-capped-retry-ignores-flag:retry/capped-release-vs-flag
 retry-ignores-flag:retry/release-vs-flag
-pb-capped-release-unchecked:retry/positive-balance-capped-over-release
 "
 
 # build NAME KSRC [KSRC_TAG]: psem-explore from KSRC into $work/NAME.

@@ -10,11 +10,14 @@ pattern occurs in it exactly as often as expected, so that a change to the
 core cannot turn a mutant into a silent no-op.
 
   acquire-relaxed           psem_take(): the ACQUIRE cmpxchg made relaxed
-  release-relaxed           psem_release_clean(): the fast release's
+  release-relaxed           psem_release_clean(): the read-first release's
                             RELEASE cmpxchg made relaxed
-  fast-release-with-waiter  the fast release allowed while a waiter is
-                            linked: psem's rule ignores PSEM_WAITERS (before
-                            the waiters bit: the "cur <= 0" test dropped)
+  add-relaxed               psem_release_add(): the add's RELEASE made
+                            relaxed
+  fast-release-with-waiter  the read-first release allowed while a waiter
+                            is linked: psem's rule ignores PSEM_WAITERS
+                            (before the waiters bit: the "cur <= 0" test
+                            dropped)
   handoff-acquire-relaxed   psem_wait(): the waiter reads ->done with
                             READ_ONCE() instead of smp_load_acquire()
   handoff-release-relaxed   psem_wake_served(): ->done published with
@@ -54,15 +57,24 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
   quiesce-no-sync           psem_quiesce(): returns without psem_sync()
   resize-keeps-big-waiters  psem_retarget(): waiters for more than the new
                             capacity stay queued
-  close-stays-open          psem_close(): the closed bit is not set
-  reopen-stays-closed       psem_reopen(): the closed bit is not cleared
-  reopen-unblocks-debt      psem_reopen(): clears PSEM_BLOCKED with a debt
-                            owed, so a take reads the debt as a balance
-  unblock-closed            psem_add_locked(): the last of a debt paid
-                            clears PSEM_BLOCKED on a closed psem too
-  owe-drops-closed          psem_owe(): a first debt on a closed psem
-                            leaves its closed state in PSEM_BLOCKED, where
-                            the debt's end then clears it
+  close-stays-open          psem_close(): PSEM_BIAS is not added
+  reopen-stays-closed       psem_reopen(): PSEM_BIAS is not taken away
+  reopen-unblocks-debt      psem_reopen(): takes PSEM_BIAS away twice, so
+                            a word that owes a debt turns positive, and a
+                            take reads the debt as a balance
+  owe-in-field              psem_owe(): the debt recorded in the field,
+                            where the adds in flight are, not above it
+  mark-drops-closed         psem_take_or_mark(): the mark forgets the
+                            closed state
+  add-lands-in-field        psem_release_added(): an add onto a waiting
+                            word is taken for a release as it stands
+  add-keeps-field           psem_release_added(): an add onto a waiting
+                            word is not taken back out of the field
+  over-kept                 psem_release_added(): an add that crossed
+                            PSEM_MAX_PERMITS is refused but not taken back
+  settle-ignores-field      psem_credit_settled(): a credit becomes the
+                            balance with an add still in the field
+  try-ignores-credit        psem_try_acquire(): a try never takes a credit
   clear-with-waiter         psem_add_locked(): clears PSEM_WAITERS with a
                             waiter still linked (the spin model's
                             BROKEN_CLEAR_WITH_WAITER)
@@ -71,26 +83,15 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
                             RELEASE made relaxed
   retry-to-lock             psem_release_retry(): a lost exchange goes to
                             the lock, as under the seed's rule
-  retry-ignores-closed      psem_release_retry(): a closed word (the sign
-                            bit) is retried onto like a clean one
-  capped-release-unchecked  psem_release_capped_clean(): a capped psem's
-                            lock-free release is not checked against its
-                            limit
-  capped-retry-to-lock      psem_release_capped_clean(): a lost exchange
-                            goes to the lock, as before the retry
-  capped-retry-ignores-flag psem_release_capped_clean(): a retry onto a word
-                            with PSEM_CONTENDED, which should send it to
+  capped-release-unchecked  psem_release_credit(): a release onto a
+                            credit is not checked against the capacity
+  capped-retry-to-lock      psem_release_credit(): a lost exchange goes to
                             the lock
-  retry-ignores-flag        psem_release_retry(): the same
-  pb-capped-release-unchecked psem_release_capped(): the positive-balance
-                            rule's release on a capacity is not checked
-                            against its limit
-  capped-retry-stale-limit  psem_release_capped_clean(): the retry checks
-                            the words its failures return against the limit
+  retry-ignores-flag        psem_release_retry(): a retry onto a word with
+                            PSEM_CONTENDED, which should send it to the lock
+  capped-retry-stale-limit  psem_release_credit(): the retry checks the
+                            words its failures return against the limit
                             it read first
-  drain-drops-ext        psem_take_or_mark(): the drain to PSEM_WAITERS
-                            does not keep PSEM_EXT, so the psem forgets
-                            its capacity once a waiter has linked
   downgrade-releases-all    psem_downgrade_write(): gives back every
                             permit, the read hold's too
   mutex-unlock-lost         psem_mutex_unlock(): a contended unlock
@@ -185,9 +186,8 @@ MUTANTS = {
     "retry-relaxed": ("psem_release_retry",
                       "landed = atomic_long_try_cmpxchg_release(",
                       "landed = atomic_long_try_cmpxchg_relaxed("),
-    "retry-ignores-closed": ("psem_release_retry",
-                             "(cur & (PSEM_FLAGS | PSEM_EXT | PSEM_BLOCKED)) ||",
-                             "(cur & (PSEM_FLAGS | PSEM_EXT)) ||"),
+    "add-relaxed": ("psem_release_add", "atomic_long_fetch_add_release(",
+                    "atomic_long_fetch_add_relaxed("),
     "retry-to-lock": ("psem_release_retry",
                       "landed = atomic_long_try_cmpxchg_release(",
                       "break; landed = atomic_long_try_cmpxchg_release("),
@@ -232,46 +232,49 @@ MUTANTS = {
                                  "} else if (w->n > capacity) {",
                                  "} else if (0) {"),
     "close-stays-open": ("psem_close",
-                         "atomic_long_or(psem_closed_bit(cur), &sem->count);",
+                         "atomic_long_add((long)PSEM_BIAS, &sem->count);",
                          "(void)cur;"),
     "reopen-stays-closed": ("psem_reopen",
-                            "atomic_long_andnot(psem_closed_bit(cur), &sem->count);",
+                            "atomic_long_sub((long)PSEM_BIAS, &sem->count);",
                             "(void)cur;"),
     "reopen-unblocks-debt": ("psem_reopen",
-                             "atomic_long_andnot(psem_closed_bit(cur), ",
-                             "atomic_long_andnot(PSEM_BLOCKED | psem_closed_bit(cur), "),
-    "unblock-closed": ("psem_add_locked",
-                       "pay * PSEM_ONE + psem_debt_bit(cur)",
-                       "pay * PSEM_ONE + PSEM_BLOCKED"),
-    "owe-drops-closed": ("psem_owe",
-                         "(psem_word_debt(cur) ? 0 : psem_debt_bit(cur))",
-                         "(psem_word_debt(cur) ? 0 : PSEM_BLOCKED)"),
+                             "atomic_long_sub((long)PSEM_BIAS, ",
+                             "atomic_long_sub((long)(PSEM_BIAS << 1), "),
+    "owe-in-field": ("psem_owe", "n * PSEM_HIGH_ONE", "n * PSEM_ONE"),
+    "mark-drops-closed": ("psem_take_or_mark",
+                          "(long)((cur & PSEM_BIAS) + PSEM_BIAS + PSEM_WAITERS)",
+                          "(long)(PSEM_BIAS + PSEM_WAITERS)"),
+    "add-lands-in-field": ("psem_release_added",
+                           "if (!(old & PSEM_WAITERS)) {", "if (1) {"),
+    "add-keeps-field": ("psem_release_added",
+                        "atomic_long_sub(n * PSEM_ONE, &sem->count);",
+                        "(void)0;"),
+    "over-kept": ("psem_release_added",
+                  "return psem_release_over(sem, n, ip);",
+                  "return -EOVERFLOW;"),
+    "settle-ignores-field": ("psem_credit_settled",
+                             "if (cur & (PSEM_FIELD | PSEM_EXT))",
+                             "if (cur & PSEM_EXT)"),
+    "try-ignores-credit": ("psem_try_acquire",
+                           "psem_take(sem, n) || psem_take_range(sem, n, n)",
+                           "psem_take(sem, n)"),
     "clear-with-waiter": ("psem_add_locked", "if (!psem_queue_empty(sem))",
                           "if (0)"),
     "balance-overflow-unchecked": ("psem_add_balance",
                                    "if (n > cap - psem_word_balance(cur)) {",
                                    "if (0) {"),
-    "capped-release-unchecked": ("psem_release_capped_clean",
-                                 "sum > (psem_ext_limit(sem) | PSEM_EXT)",
-                                 "false"),
-    "capped-retry-to-lock": ("psem_release_capped_clean",
-                             "if (cur & (PSEM_FLAGS | PSEM_BLOCKED))",
-                             "if (true)"),
-    "capped-retry-ignores-flag": ("psem_release_capped_clean",
-                                  "if (cur & (PSEM_FLAGS | PSEM_BLOCKED))",
-                                  "if (cur & (PSEM_WAITERS | PSEM_BLOCKED))"),
+    "capped-release-unchecked": ("psem_release_credit",
+                                 "n > psem_word_capacity(sem, cur) - psem_word_high(cur)",
+                                 "0"),
+    "capped-retry-to-lock": ("psem_release_credit", "smp_rmb();",
+                             "return false;"),
     "retry-ignores-flag": ("psem_release_retry",
-                           "(cur & (PSEM_FLAGS | PSEM_EXT | PSEM_BLOCKED)) ||",
-                           "(cur & (PSEM_WAITERS | PSEM_EXT | PSEM_BLOCKED)) ||"),
-    "pb-capped-release-unchecked": ("psem_release_capped",
-                                    "sum > (psem_ext_limit(sem) | PSEM_EXT)",
-                                    "false"),
-    "capped-retry-stale-limit": ("psem_release_capped_clean", [
-        ("\tfor (;;) {", "\tunsigned long stale = psem_ext_limit(sem);\n\n\tfor (;;) {"),
-        ("sum > (psem_ext_limit(sem) | PSEM_EXT)", "sum > (stale | PSEM_EXT)")]),
-    "drain-drops-ext": ("psem_take_or_mark",
-                        "(cur & (PSEM_BLOCKED | PSEM_EXT)) | PSEM_WAITERS",
-                        "(cur & PSEM_BLOCKED) | PSEM_WAITERS"),
+                           "(cur & (PSEM_FLAGS | PSEM_BLOCKED)) ||",
+                           "(cur & (PSEM_WAITERS | PSEM_BLOCKED)) ||"),
+    "capped-retry-stale-limit": ("psem_release_credit", [
+        ("\tfor (;;) {", "\tunsigned long stale = cur & PSEM_EXT ? psem_ext_limit(sem) : 0;\n\n\tfor (;;) {"),
+        ("n > psem_word_capacity(sem, cur) - psem_word_high(cur)",
+         "n > (cur & PSEM_EXT ? (long)(stale >> PSEM_SHIFT) : PSEM_MAX_PERMITS) - psem_word_high(cur)")]),
     "downgrade-releases-all": ("psem_downgrade_write",
                                "PSEM_RW_WRITE_PERMITS - 1",
                                "PSEM_RW_WRITE_PERMITS"),
@@ -318,8 +321,8 @@ def main():
     if name == "fast-release-with-waiter":
         if waiters_bit(d):
             mutate(d, "psem_release_fast",
-                   "likely(!(cur & (PSEM_FLAGS | PSEM_EXT | PSEM_BLOCKED)))",
-                   "likely(!(cur & (PSEM_CONTENDED | PSEM_EXT | PSEM_BLOCKED)))")
+                   "likely(!(cur & (PSEM_FLAGS | PSEM_BLOCKED)))",
+                   "likely(!(cur & PSEM_CONTENDED))")
         else:
             mutate(d, "psem_release_fast", "cur <= 0 || ", "")
     elif name in MUTANTS:

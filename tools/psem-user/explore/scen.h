@@ -34,6 +34,18 @@ EX_SCENARIO(var)
 static void var##_setup(void) { knob = value; su(); }			\
 XS_SCENARIO(var, nm, var##_setup, ck, dc, ##__VA_ARGS__)
 
+/*
+ * The count of a release that takes the locked path on a closed psem with
+ * nobody waiting, so parks from NMI: one above PSEM_ADD_MAX, which reads
+ * first (psem_release_fast()); 1 on sources without the add-first
+ * release, where a closed word sent every release there.
+ */
+#ifdef PSEM_ADD_MAX
+#define XS_PARK_N	(PSEM_ADD_MAX + 1)
+#else
+#define XS_PARK_N	1L
+#endif
+
 /* A psem of @permits on the heap; one with a capacity, @out of it held. */
 struct psem *xs_psem(long permits);
 struct psem *xs_psem_ext(long permits);	/* asynchronous waiters allowed */

@@ -173,20 +173,20 @@ XS_SCENARIO(park_reduce, "defer/nmi-vs-reduce", pr_setup, pr_check,
 
 static void sh_nmi(void *arg)
 {
-	ret[0] = psem_release(sem, 1);	/* closed: takes the locked path */
+	ret[0] = psem_release(sem, XS_PARK_N);	/* closed: the locked path */
 }
 
 static void sh_owner(void *arg)
 {
 	ex_wait_until((bool (*)(void *))ex_thread_done, (void *)2L);
 	psem_sync(sem);
-	ex_assert(psem_available(sem) == 1, "synced with %ld home",
+	ex_assert(psem_available(sem) == XS_PARK_N, "synced with %ld home",
 		  psem_available(sem));
 }
 
 static void sh_setup(void)
 {
-	sem = xs_psem_cap(1, 1);
+	sem = xs_psem_cap(XS_PARK_N, XS_PARK_N);
 	if (psem_close(sem))
 		ex_fail("setup");
 	ex_spawn_ctx("nmi", sh_nmi, NULL, NMI_OFFSET);

@@ -27,7 +27,7 @@ static bool ov_free_only;
  */
 static void ov_nmi_x(void *arg)
 {
-	rv[0] = psem_release(x, 1);	/* closed: parks */
+	rv[0] = psem_release(x, XS_PARK_N);	/* closed: parks */
 }
 
 static bool ov_run_started(void *arg)
@@ -38,7 +38,7 @@ static bool ov_run_started(void *arg)
 static void ov_nmi_y(void *arg)
 {
 	ex_wait_until(ov_run_started, NULL);
-	rv[1] = psem_release(y, 1);	/* another psem, another CPU */
+	rv[1] = psem_release(y, XS_PARK_N);	/* another psem, another CPU */
 }
 
 static void ov_cpu1(void *arg)
@@ -57,17 +57,17 @@ static void ov_owner(void *arg)
 	ex_wait_until(ov_ready, NULL);	/* X's release has returned */
 	psem_sync(x);
 	if (!ov_free_only)
-		ex_assert(psem_available(x) == 1,
-			  "psem_sync() returned with %ld of X's 1 permit home",
-			  psem_available(x));
+		ex_assert(psem_available(x) == XS_PARK_N,
+			  "psem_sync() returned with %ld of X's %ld permits home",
+			  psem_available(x), XS_PARK_N);
 	kfree(x);
 	x = NULL;
 }
 
 static void ov_setup(void)
 {
-	x = xs_psem_cap(1, 1);
-	y = xs_psem_cap(1, 1);
+	x = xs_psem_cap(XS_PARK_N, XS_PARK_N);
+	y = xs_psem_cap(XS_PARK_N, XS_PARK_N);
 	if (psem_close(x) || psem_close(y))
 		ex_fail("setup");
 	ex_spawn_ctx("nmi-x", ov_nmi_x, NULL, NMI_OFFSET);
@@ -121,10 +121,10 @@ static void km_nmi(void *arg)
 	if (km_kind == 1)
 		ex_wait_until(km_linked, NULL);
 	for (i = 0; i < KM_PSEMS; i++)
-		if (psem_release(km[i], 1))
+		if (psem_release(km[i], XS_PARK_N))
 			ex_fail("release %d refused", i);
 	if (km_kind == 0)
-		km_ret = psem_release(km[0], 1);	/* its hand-off is due */
+		km_ret = psem_release(km[0], XS_PARK_N);	/* its hand-off is due */
 	else
 		psem_mutex_unlock(km_mtx);		/* to the queued waiter */
 }
@@ -140,7 +140,7 @@ static void km_setup(void)
 	int i;
 
 	for (i = 0; i < KM_PSEMS; i++) {
-		km[i] = xs_psem_cap(2, 2);
+		km[i] = xs_psem_cap(2 * XS_PARK_N, 2 * XS_PARK_N);
 		if (psem_close(km[i]))
 			ex_fail("setup");
 	}
@@ -164,7 +164,8 @@ static void km_check(void)
 			  km_ret);
 	for (i = 0; i < KM_PSEMS; i++) {
 		psem_sync(km[i]);
-		ex_assert(psem_available(km[i]) == 1 + (km_kind == 0 && !i),
+		ex_assert(psem_available(km[i]) ==
+			  XS_PARK_N * (1 + (km_kind == 0 && !i)),
 			  "psem %d: %ld home", i, psem_available(km[i]));
 		kfree(km[i]);
 	}

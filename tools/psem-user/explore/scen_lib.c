@@ -170,6 +170,12 @@ static void xs_check_unlock(struct spinlock *lock)
 	if (!(cur & PSEM_WAITERS))
 		ex_assert(!xs_nr_waiters(sem),
 			  "a waiter linked, the word %#lx without PSEM_WAITERS", cur);
+#ifdef PSEM_FIELD
+	/* I3: a credit only with nobody queued. */
+	else if (cur & PSEM_CREDIT)
+		ex_assert(!xs_nr_waiters(sem),
+			  "a waiter linked, the word %#lx with PSEM_CREDIT", cur);
+#endif
 }
 
 static __attribute__((constructor)) void xs_install_checks(void)
@@ -193,11 +199,32 @@ bool xs_any_waiter(void *sem)
 	return xs_nr_waiters(sem) > 0;
 }
 
+/*
+ * Once everything has settled, the word of a release that adds first
+ * (psem.h, PSEM_BIAS) is at rest: no add left in the field, and a plain
+ * psem waiting only for a waiter or a debt, its credit settled.
+ */
+static void xs_at_rest(struct psem *sem)
+{
+#ifdef PSEM_FIELD
+	long cur = __atomic_load_n(&sem->count.counter, __ATOMIC_RELAXED);
+
+	if (!(cur & PSEM_WAITERS))
+		return;
+	ex_assert(!(cur & PSEM_FIELD), "the word %#lx at rest with an add in the field",
+		  cur);
+	ex_assert((cur & PSEM_EXT) || xs_nr_waiters(sem) || psem_debt(sem),
+		  "the word %#lx of a plain psem waiting, with nobody queued and no debt",
+		  cur);
+#endif
+}
+
 void xs_conserved(struct psem *sem, long held, long total)
 {
 	long avail = psem_available(sem);
 	long debt = (long)psem_debt(sem);
 
+	xs_at_rest(sem);
 	ex_assert(held + avail - debt == total,
 		  "held %ld + available %ld - debt %ld != %ld", held, avail,
 		  debt, total);

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The release that adds first (psem_release_add()): its add onto a word
+ * that a waiter is about to mark, onto a word a close is changing, onto a
+ * balance at PSEM_MAX_PERMITS that takers are emptying, and the credit a
+ * lock holder leaves while an add is in the field, which the last add to
+ * leave the field settles. Every check ends with the word at rest
+ * (xs_conserved(): no add left in the field, no plain psem waiting for
+ * nobody).
+ */
+#include "scen.h"
+
+static struct psem *sem;
+static int ret[4];
+static long held;
+
+static void ad_releaser(void *arg)
+{
+	ret[(long)arg] = psem_release(sem, 1);
+}
+
+/* ---- an add onto a word a waiter is about to mark ------------------- */
+
+static void am_waiter(void *arg)
+{
+	ret[0] = psem_acquire(sem, 2);
+	if (!ret[0])
+		held += 2;
+}
+
+static void am_setup(void)
+{
+	sem = xs_psem(1);	/* the waiter takes 1, marks, links for 1 */
+	ex_spawn("waiter", am_waiter, NULL);
+	ex_spawn("release-1", ad_releaser, (void *)1L);
+	ex_spawn("release-2", ad_releaser, (void *)2L);
+}
+
+static void am_check(void)
+{
+	ex_assert(!ret[0] && !ret[1] && !ret[2], "results %d %d %d", ret[0],
+		  ret[1], ret[2]);
+	xs_settled(sem, held, 3);
+	kfree(sem);
+}
+
+XS_SCENARIO(add_mark, "add/add-vs-mark", am_setup, am_check,
+	    "two adds racing a waiter that drains the balance and marks the word: served, the word settled");
+
+/* ---- an add racing a close ------------------------------------------ */
+
+static void ac_waiter(void *arg)
+{
+	ret[0] = psem_acquire(sem, 1);
+	if (!ret[0])
+		held += 1;
+}
+
+static void ac_closer(void *arg)
+{
+	ret[3] = psem_close(sem);
+}
+
+static void ac_setup(void)
+{
+	sem = xs_psem(0);
+	ex_spawn("waiter", ac_waiter, NULL);
+	ex_spawn("release", ad_releaser, (void *)1L);
+	ex_spawn("closer", ac_closer, NULL);
+}
+
+static void ac_check(void)
+{
+	ex_assert(!ret[0] || ret[0] == -ESHUTDOWN, "waiter: %d", ret[0]);
+	ex_assert(!ret[1] && !ret[3], "release %d, close %d", ret[1], ret[3]);
+	ex_assert(psem_is_closed(sem), "not closed");
+	xs_settled(sem, held, 1);
+	kfree(sem);
+}
+
+XS_SCENARIO(add_close, "add/add-vs-close", ac_setup, ac_check,
+	    "an add racing a close and a waiter: the add lands on the closed word or goes to the waiter");
+
+/* ---- an add over PSEM_MAX_PERMITS, racing takes --------------------- */
+
+static void ao_taker(void *arg)
+{
+	if (psem_try_acquire(sem, (long)arg))
+		held += (long)arg;
+}
+
+static long ao_refused;
+
+static void ao_setup(void)
+{
+	psem_quiet_warnings = true;
+	ao_refused = xs_refusals();
+	sem = xs_psem(PSEM_MAX_PERMITS);
+	ex_spawn("over", ad_releaser, (void *)0L);
+	ex_spawn("take-all", ao_taker, (void *)PSEM_MAX_PERMITS);
+	ex_spawn("take-1", ao_taker, (void *)1L);
+}
+
+/*
+ * The release of a permit nobody held crosses PSEM_MAX_PERMITS unless the
+ * takes came first. Crossing it, it is refused and taken back exactly:
+ * from the balance, or, if the takers had it meanwhile, as a debt.
+ */
+static void ao_check(void)
+{
+	long refused = xs_refusals() - ao_refused;
+
+	psem_quiet_warnings = false;
+	ex_assert(!ret[0] || ret[0] == -EOVERFLOW, "release: %d", ret[0]);
+	ex_assert(refused == !!ret[0], "%ld refusals, release %d", refused,
+		  ret[0]);
+	xs_conserved(sem, held, PSEM_MAX_PERMITS + !ret[0]);
+	kfree(sem);
+}
+
+XS_SCENARIO(add_over, "add/over-max-vs-takes", ao_setup, ao_check,
+	    "an add over PSEM_MAX_PERMITS against takes that empty the balance: refused and taken back, or owed");
+
+/* ---- the credit, left while an add is in the field ------------------ */
+
+static void cs_waiter(void *arg)
+{
+	ret[0] = psem_acquire(sem, 1);
+	if (!ret[0])
+		held += 1;
+}
+
+static void cs_releaser(void *arg)
+{
+	ex_wait_until(xs_tid_linked_or_done, (void *)2L);
+	ret[(long)arg] = psem_release(sem, 1);
+}
+
+static void cs_setup(void)
+{
+	sem = xs_psem(0);
+	ex_spawn("waiter", cs_waiter, NULL);	/* 2 */
+	ex_spawn("release-1", cs_releaser, (void *)1L);
+	ex_spawn("release-2", cs_releaser, (void *)2L);
+}
+
+static void cs_check(void)
+{
+	ex_assert(!ret[0] && !ret[1] && !ret[2], "results %d %d %d", ret[0],
+		  ret[1], ret[2]);
+	ex_assert(psem_available(sem) == 1, "balance %ld, not 1",
+		  psem_available(sem));
+	xs_settled(sem, held, 2);
+	kfree(sem);
+}
+
+XS_SCENARIO(add_credit, "add/credit-settle", cs_setup, cs_check,
+	    "two adds onto a waiting word: one serves the waiter, the other's permit becomes the balance, the word settled");
+
+/* The same with one release from NMI, which may not take the lock. */
+static void cs_nmi_setup(void)
+{
+	sem = xs_psem(0);
+	ex_spawn("waiter", cs_waiter, NULL);	/* 2 */
+	ex_spawn("release-1", cs_releaser, (void *)1L);
+	ex_spawn_ctx("release-nmi", cs_releaser, (void *)2L, NMI_OFFSET);
+}
+
+static void cs_nmi_check(void)
+{
+	/* A permit parked by the NMI is home once the hand-off has run. */
+	xs_sync(sem);
+	cs_check();
+}
+
+XS_SCENARIO(add_credit_nmi, "add/credit-settle-nmi", cs_nmi_setup,
+	    cs_nmi_check,
+	    "the same with one add from NMI: taken back, then onto the credit or parked");
