@@ -109,7 +109,7 @@
 #define PSEM_BLOCKED		LONG_MIN
 #define PSEM_BIAS		(3UL << 62)
 #define PSEM_HIGH_SHIFT		30
-#define PSEM_HIGH_ONE		(1L << PSEM_HIGH_SHIFT)
+#define PSEM_HIGH_ONE		0x40000000L	/* 1 << PSEM_HIGH_SHIFT, signed */
 #define PSEM_FIELD		(PSEM_HIGH_ONE - PSEM_ONE)
 #define PSEM_NUM		((long)((1UL << 62) - PSEM_ONE))
 #define PSEM_HIGH		((long)((1UL << 62) - PSEM_HIGH_ONE))

@@ -73,7 +73,8 @@ int psem_acquire_async(struct psem *sem, long n, struct psem_async *aw,
 	if (!psem_is_ext(sem) &&
 	    psem_refuse("%s: an asynchronous waiter needs a struct psem_ext\n", __func__))
 		return -EINVAL;
-	if (psem_take(sem, n))
+	/* A psem_ext's balance is its credit: psem_take_range() takes it. */
+	if (psem_take(sem, n) || psem_take_range(sem, n, n))
 		return 0;
 	/*
 	 * Where the lock may not be taken, a closed psem and a count over its

@@ -235,15 +235,16 @@ static int psem_add_credit_locked(struct psem *sem, long n, long cap,
 				  unsigned long ip)
 {
 	long cur = atomic_long_read(&sem->count);	/* rechecked */
+	long new;
 
 	do {
 		if (!(cur & PSEM_WAITERS))	/* settled: see psem.h */
 			return n ? psem_add_balance(sem, cur, n, ip) : 0;
 		if (n > cap - psem_word_high(cur))
 			return psem_refuse_capacity(n, cap, ip);
+		new = psem_credit_settled(cur + n * PSEM_HIGH_ONE);
 		/* RELEASE: as in psem_release_credit(). */
-	} while (!atomic_long_try_cmpxchg_release(&sem->count, &cur,
-				psem_credit_settled(cur + n * PSEM_HIGH_ONE)));
+	} while (!atomic_long_try_cmpxchg_release(&sem->count, &cur, new));
 	return 0;
 }
 
@@ -257,7 +258,7 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 		    unsigned long ip)
 {
 	/* Relaxed: see below for why each value is stable or rechecked. */
-	long cur = atomic_long_read(&sem->count), cap, debt;
+	long cur = atomic_long_read(&sem->count), cap, debt, new;
 
 	lockdep_assert_held(&sem->lock);
 	/* I1: nobody waits or owes; skip the walk. */
@@ -301,9 +302,9 @@ int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 	 * it. The rest is at most the capacity: no overflow.
 	 */
 	cur = atomic_long_read(&sem->count);
-	while (!atomic_long_try_cmpxchg_release(&sem->count, &cur,
-			psem_credit_settled(cur + n * PSEM_HIGH_ONE + PSEM_CREDIT)))
-		;
+	do {
+		new = psem_credit_settled(cur + n * PSEM_HIGH_ONE + PSEM_CREDIT);
+	} while (!atomic_long_try_cmpxchg_release(&sem->count, &cur, new));
 	return 0;
 }
 
@@ -512,7 +513,7 @@ int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
  * the add, the rest stays, and the warning says so.
  */
 static noinline __cold int psem_release_over(struct psem *sem, long n,
-					      unsigned long ip)
+					     unsigned long ip)
 {
 	long cur = atomic_long_read(&sem->count);	/* rechecked */
 	unsigned long flags;
@@ -527,7 +528,7 @@ static noinline __cold int psem_release_over(struct psem *sem, long n,
 	goto refuse;
 locked:
 	if (unlikely(psem_lock_forbidden())) {
-		psem_refuse_ip(ip, "release of %ld overflows the balance and cannot be taken back here\n",
+		psem_refuse_ip(ip, "release of %ld overflows the balance, not taken back here\n",
 			       n);
 		return -EOVERFLOW;
 	}

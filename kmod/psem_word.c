@@ -77,6 +77,8 @@ bool psem_release_credit(struct psem *sem, long n)
 	long cur = atomic_long_read_acquire(&sem->count);
 
 	for (;;) {
+		long new = psem_credit_settled(cur + n * PSEM_HIGH_ONE);
+
 		if (!psem_word_has_credit(cur) ||
 		    n > psem_word_capacity(sem, cur) - psem_word_high(cur))
 			return false;
@@ -86,8 +88,7 @@ bool psem_release_credit(struct psem *sem, long n)
 		 * ACQUIRE of a taker (psem_take_range(), psem_take_or_mark(),
 		 * or psem_take() once settled).
 		 */
-		if (atomic_long_try_cmpxchg_release(&sem->count, &cur,
-				psem_credit_settled(cur + n * PSEM_HIGH_ONE)))
+		if (atomic_long_try_cmpxchg_release(&sem->count, &cur, new))
 			return true;
 		/*
 		 * The failed exchange read @cur and orders nothing: smp_rmb()

@@ -15,6 +15,15 @@
  *   psem_acquire.pml  the acquires, waiters and cancel, close, reduce
  * Each part uses only what the parts before it define.
  *
+ * The word here is the layout before issue 27, whose states psem.h's
+ * PSEM_BIAS layout keeps: BLOCKED stands for the bias that a debt (with
+ * PSEM_WAITERS) and a close add, DCLOSED for the second bias of a closed
+ * psem that owes. The releases here read the word first: psem's release
+ * of more than PSEM_ADD_MAX permits, and every release under the
+ * positive-balance and always-locked rules. The release of up to
+ * PSEM_ADD_MAX, which adds first, its field of adds in flight and the
+ * credit, are psem_add.pml's.
+ *
  * What is modelled (kmod names in brackets):
  *   word       [count]  the one atomic word: balance * ONE | CONTENDED |
  *                       WAITERS, or, while WAITERS is set, debt * ONE |

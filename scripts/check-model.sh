@@ -73,7 +73,7 @@ secs_since() {
 }
 
 # The model build() generates a verifier of: psem.pml, but for the
-# proposal's section near the end.
+# add's section near the end.
 pml=psem.pml
 
 # build DIR CFLAGS -- SPIN_DEFINES...: generate and compile a verifier in DIR
@@ -397,24 +397,24 @@ if [ "$b_configs" = 3 ]; then
 	echo "model: broken(fast-retry): no safety violation in $b_configs configurations ($b_states states; a performance problem, not a correctness one)"
 fi
 
-# --- a proposal: issue 27's blind-add word ----------------------------------
-# model/proposal_fadd.pml models the design of design.rst, "The word a blind
-# add needs", not psem's code: it must verify, and each broken variant must
-# fail, with the adder's own-move assertion and without it (then the
-# teardown, FIFO, overtake or conservation checks must catch it).
-# With a reducer (-DREDUCE) and with a closer (-DCLOSE), each alone: both
-# at once verify too (32,586,549 states, about 290 s, 2 GB), too long here.
-pml=proposal_fadd.pml
-verify "proposal(fadd)" 20
-verify "proposal(fadd) reduce" 22 -DREDUCE
-verify "proposal(fadd) close" 22 -DCLOSE
-for broken in SHARED_FIELD CLEAR_EARLY NOT_NEGATIVE DROP_REST NEWEST_FIRST \
-	      REDUCE_FIELD:REDUCE DEBT_LAST:REDUCE CLOSE_CLEARS:CLOSE \
-	      TAKE_CLOSED:CLOSE; do
+# --- the word of the release that adds first ----------------------------------
+# model/psem_add.pml models psem.h's word for psem_release_add(): the field
+# of adds in flight, the debt and the credit above it, the settle. It must
+# verify, and each broken variant must fail, with the adder's own-add
+# assertion and without it (then the teardown, FIFO, overtake, I3 or
+# conservation checks must catch it). With a reducer (-DREDUCE) and with a
+# closer (-DCLOSE), each alone.
+pml=psem_add.pml
+verify "add" 20
+verify "add reduce" 24 -DREDUCE
+verify "add close" 24 -DCLOSE
+for broken in CLEAR_EARLY NO_TAKEBACK NOT_NEGATIVE DROP_REST CREDIT_LINK \
+	      NEWEST_FIRST REDUCE_FIELD:REDUCE DEBT_LAST:REDUCE \
+	      CLOSE_CLEARS:CLOSE TAKE_CLOSED:CLOSE; do
 	cfg=()
 	case $broken in *:*) cfg=(-D"${broken#*:}"); broken=${broken%:*} ;; esac
-	expect_violation "proposal(fadd) $broken" -DBROKEN_$broken "${cfg[@]}" || true
-	expect_violation "proposal(fadd) $broken, own-move check off" \
+	expect_violation "add $broken" -DBROKEN_$broken "${cfg[@]}" || true
+	expect_violation "add $broken, own-add check off" \
 		-DBROKEN_$broken -DNO_OWN_CHECK "${cfg[@]}" || true
 done
 pml=psem.pml

@@ -334,4 +334,16 @@ unsigned long tt_flip_count(void);
 void tt_hirq_start(void);
 void tt_hirq_stop(void);
 
+/*
+ * The word of a psem_ext at rest with @avail permits home and nobody
+ * waiting (psem.h, PSEM_EXT): the credit above an empty field, and
+ * PSEM_BIAS once more if @closed. Unsigned: the two biases wrap.
+ */
+static inline long tt_ext_word(long avail, bool closed)
+{
+	return (long)((PSEM_BIAS | PSEM_WAITERS | PSEM_CREDIT | PSEM_EXT) +
+		      (closed ? PSEM_BIAS : 0) +
+		      (unsigned long)avail * PSEM_HIGH_ONE);
+}
+
 #endif /* _PSEM_TORTURE_H */

@@ -448,7 +448,8 @@ static bool tt_free_check(struct psem *sem, long cap, int ret)
 			    ret, avail, cap, debt);
 		return false;
 	}
-	if (avail != cap || debt || waiters || (word & PSEM_FLAGS) || held) {
+	if (avail != cap || debt || waiters || word != tt_ext_word(cap, true) ||
+	    held) {
 		tt_viol_err("life free: quiesced: available %ld of %ld, debt %lu, word %#lx, acquirers hold %ld, waiters: %s\n",
 			    avail, cap, debt, word, held, waiters ? "yes" : "no");
 		ok = false;

@@ -284,7 +284,8 @@ static long tt_life_pick(struct tt_thread *t)
 
 /*
  * Under the queue lock: the balance is within the capacity, and a linked
- * waiter or an owed debt means PSEM_WAITERS is set and the balance zero.
+ * waiter or an owed debt means PSEM_WAITERS is set without PSEM_CREDIT
+ * (I2, I3) and the balance zero.
  */
 static void tt_life_check_locked(void)
 {
@@ -303,7 +304,8 @@ static void tt_life_check_locked(void)
 	if (bal > cap)
 		tt_viol_err("life: balance %ld above the capacity %ld (queue lock held)\n",
 			    bal, cap);
-	if ((waiters || debt) && (bal || !(word & PSEM_WAITERS)))
+	if ((waiters || debt) && (bal || !(word & PSEM_WAITERS) ||
+				  (word & PSEM_CREDIT)))
 		tt_viol_err("life: word %#lx (balance %ld) while %s (queue lock held)\n",
 			    word, bal, waiters ? "a waiter is linked" : "debt is owed");
 }
@@ -595,7 +597,7 @@ static void tt_life_quiescent(int stage)
 			tt_viol_err("life: paused (stage %d): thread %d has a request queued\n",
 				    stage, i);
 	}
-	if (avail != tp_permits || debt || (word & PSEM_FLAGS) || word < 0 || waiters ||
+	if (avail != tp_permits || debt || word != tt_ext_word(tp_permits, false) || waiters ||
 	    cap != tp_permits || total || sum)
 		tt_viol_err("life: paused (stage %d): available %ld debt %lu word %#lx capacity %ld of %d, held %ld (threads %ld), waiters: %s\n",
 			    stage, avail, debt, word, cap, tp_permits, total, sum,

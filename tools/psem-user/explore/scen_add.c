@@ -4,9 +4,9 @@
  * that a waiter is about to mark, onto a word a close is changing, onto a
  * balance at PSEM_MAX_PERMITS that takers are emptying, and the credit a
  * lock holder leaves while an add is in the field, which the last add to
- * leave the field settles. Every check ends with the word at rest
- * (xs_conserved(): no add left in the field, no plain psem waiting for
- * nobody).
+ * leave the field settles; a psem_ext's credit taken from NMI. Every
+ * check ends with the word at rest (xs_conserved(): no add left in the
+ * field, no plain psem waiting for nobody).
  */
 #include "scen.h"
 
@@ -176,3 +176,42 @@ static void cs_nmi_check(void)
 XS_SCENARIO(add_credit_nmi, "add/credit-settle-nmi", cs_nmi_setup,
 	    cs_nmi_check,
 	    "the same with one add from NMI: taken back, then onto the credit or parked");
+
+/* ---- a psem_ext's credit, taken from NMI -------------------------- */
+
+static struct psem_async an_aw;
+
+static void an_callback(struct psem_async *aw, int result)
+{
+	ex_fail("called back (%d): the credit held the permit", result);
+}
+
+/*
+ * An asynchronous acquire from NMI on a psem_ext that holds the permit:
+ * granted at once, lock-free, from the credit, while a release adds to it
+ * (from the review: the acquire took only a clean balance, found none on
+ * a psem_ext's word, and went on to a lock NMI may not take).
+ */
+static void an_nmi(void *arg)
+{
+	ret[0] = psem_acquire_async(sem, 1, &an_aw, an_callback);
+	if (!ret[0])
+		held++;
+}
+
+static void an_setup(void)
+{
+	sem = xs_psem_ext(1);
+	ex_spawn_ctx("nmi", an_nmi, NULL, NMI_OFFSET);
+	ex_spawn("release", ad_releaser, (void *)1L);
+}
+
+static void an_check(void)
+{
+	ex_assert(!ret[0] && !ret[1], "acquire %d, release %d", ret[0], ret[1]);
+	xs_settled(sem, held, 2);
+	kfree(sem);
+}
+
+XS_SCENARIO(add_async_nmi, "add/async-credit-nmi", an_setup, an_check,
+	    "an asynchronous acquire from NMI granted from a psem_ext's credit while a release adds to it");

@@ -106,7 +106,8 @@ static void rr_capped_setup(void)
 	ex_spawn("taker", rr_taker, NULL);
 }
 
-XS_VARIANT(retry_race_capped, rt_n, 1, rr_capped_setup, rr_check, "retry/capped-release-release-take",
+XS_VARIANT(retry_race_capped, rt_n, 1, rr_capped_setup, rr_check,
+	   "retry/capped-release-release-take",
 	   "the same on a psem with a capacity (psem_release_credit()): no release takes the lock");
 
 /* ---- a waiter marks the word under a retrying release --------------- */
