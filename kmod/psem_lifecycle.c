@@ -43,6 +43,13 @@ static long psem_retarget(struct psem *sem, long capacity,
 	return back;
 }
 
+/* Under the queue lock: @sem's capacity is @capacity from now on. */
+static void psem_set_limit(struct psem *sem, long capacity)
+{
+	WRITE_ONCE(psem_ext_of(sem)->limit,
+		   capacity * PSEM_ONE | PSEM_LIMIT_CAPPED);
+}
+
 /**
  * psem_resize - set the capacity of a psem, with permits out
  * @sem:      a psem created with a capacity
@@ -76,27 +83,39 @@ int psem_resize(struct psem *sem, long capacity)
 	spin_lock_irqsave(&sem->lock, flags);
 	old = psem_capacity(sem);
 	back = psem_retarget(sem, capacity, &wake);
-	/*
-	 * The new limit before the word changes: smp_wmb() pairs with the
-	 * ACQUIRE load in psem_release_credit() and with its smp_rmb() after
-	 * a lost exchange, so that a lock-free release that reads the shrunk
-	 * word checks it against the new limit.
-	 */
-	WRITE_ONCE(psem_ext_of(sem)->limit,
-		   capacity * PSEM_ONE | PSEM_LIMIT_CAPPED);
-	smp_wmb();	/* limit, then word: see the comment above */
 	if (capacity < old) {
 		long owed = old - capacity;
 
+		/*
+		 * Shrinking: the new limit before the word changes. smp_wmb()
+		 * pairs with the ACQUIRE load in psem_release_credit() and
+		 * with its smp_rmb() after a lost exchange, so that a
+		 * lock-free release that reads the shrunk word checks it
+		 * against the new limit.
+		 */
+		psem_set_limit(sem, capacity);
+		smp_wmb();	/* limit, then word */
 		owed -= psem_take_or_mark(sem, owed);
 		/* Anything left sets PSEM_WAITERS (I1). */
 		if (owed)
 			psem_owe(sem, owed);
+		/* Gives back what failed waiters held, debt first. */
+		psem_add_locked(sem, back, &wake, _RET_IP_);
 	} else {
-		back += capacity - old;
+		/*
+		 * Growing: the word before the new limit, judged against it.
+		 * smp_wmb() pairs with the smp_rmb() in psem_release_credit()
+		 * between its first read of the limit and its read of the
+		 * word, so that a lock-free release that reads the grown limit
+		 * checks the grown credit against it, never the credit from
+		 * before the growth (from the review: an over-release took
+		 * the growth's room, and the growth was refused).
+		 */
+		psem_add_locked_cap(sem, back + capacity - old, capacity, &wake,
+				    _RET_IP_);
+		smp_wmb();	/* word, then limit */
+		psem_set_limit(sem, capacity);
 	}
-	/* Grows, gives back, and clears the bit if nobody is left. */
-	psem_add_locked(sem, back, &wake, _RET_IP_);
 	spin_unlock_irqrestore(&sem->lock, flags);
 	psem_wake_served(sem, &wake);
 	return 0;

@@ -240,8 +240,11 @@ static int psem_add_credit_locked(struct psem *sem, long n, long cap,
 	do {
 		if (!(cur & PSEM_WAITERS))	/* settled: see psem.h */
 			return n ? psem_add_balance(sem, cur, n, ip) : 0;
-		if (n > cap - psem_word_high(cur))
+		if (n > cap - psem_word_high(cur)) {
+			/* The last add out of the field may be this one. */
+			psem_settle(sem);
 			return psem_refuse_capacity(n, cap, ip);
+		}
 		new = psem_credit_settled(cur + n * PSEM_HIGH_ONE);
 		/* RELEASE: as in psem_release_credit(). */
 	} while (!atomic_long_try_cmpxchg_release(&sem->count, &cur, new));
@@ -257,14 +260,27 @@ static int psem_add_credit_locked(struct psem *sem, long n, long cap,
 int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 		    unsigned long ip)
 {
+	/* Relaxed: PSEM_EXT never changes. */
+	long cur = atomic_long_read(&sem->count);
+
+	return psem_add_locked_cap(sem, n, psem_word_capacity(sem, cur), wake,
+				   ip);
+}
+
+/*
+ * psem_add_locked() against the capacity @cap, for a psem_ext's psem: a
+ * growing psem_resize() adds before it writes the new limit.
+ */
+int psem_add_locked_cap(struct psem *sem, long n, long cap,
+			struct psem_wake *wake, unsigned long ip)
+{
 	/* Relaxed: see below for why each value is stable or rechecked. */
-	long cur = atomic_long_read(&sem->count), cap, debt, new;
+	long cur = atomic_long_read(&sem->count), debt, new;
 
 	lockdep_assert_held(&sem->lock);
 	/* I1: nobody waits or owes; skip the walk. */
 	if (!(cur & PSEM_WAITERS))
 		return n ? psem_add_balance(sem, cur, n, ip) : 0;
-	cap = psem_word_capacity(sem, cur);
 	/* I3: nobody waits or owes either. */
 	if (cur & PSEM_CREDIT)
 		return psem_add_credit_locked(sem, n, cap, ip);
@@ -504,13 +520,14 @@ int __psem_release_locked(struct psem *sem, long n, unsigned long ip)
 }
 
 /*
- * An add of @n that took a plain psem's balance over PSEM_MAX_PERMITS
- * (psem_release_added()), refused: the add is taken back, from the balance
- * while it holds it, lock-free, else under the queue lock as
- * psem_reduce() takes, owing what a taker has had of it meanwhile. So the
- * refusal leaves the permits as they were, or owed exactly. Where the lock
- * may not be taken (NMI, a hard-only IRQ) and the balance no longer holds
- * the add, the rest stays, and the warning says so.
+ * An add of @n that found a plain psem's balance, with it, over
+ * PSEM_MAX_PERMITS (psem_release_added()), refused: the add is taken back,
+ * from the balance while it holds it, lock-free, else under the queue lock
+ * as psem_reduce() takes, owing what a taker has had of it meanwhile. So
+ * the refusal leaves the permits as they were, or owed exactly. Where that
+ * cannot be done (NMI or a hard-only IRQ, where the lock may not be taken,
+ * or a debt with no room left for it) a taker has had the permits: the
+ * add stands, as a release, with the warning.
  */
 static noinline __cold int psem_release_over(struct psem *sem, long n,
 					     unsigned long ip)
@@ -527,29 +544,33 @@ static noinline __cold int psem_release_over(struct psem *sem, long n,
 						  cur - n * PSEM_ONE));
 	goto refuse;
 locked:
-	if (unlikely(psem_lock_forbidden())) {
-		psem_refuse_ip(ip, "release of %ld overflows the balance, not taken back here\n",
-			       n);
-		return -EOVERFLOW;
-	}
+	if (unlikely(psem_lock_forbidden()))
+		goto stands;
 	spin_lock_irqsave(&sem->lock, flags);
-	owe = n - psem_take_or_mark(sem, n);
 	/* The debt is at most PSEM_MAX_PERMITS: see psem_reduce(). */
-	if (owe && psem_debt_locked(sem) <= PSEM_MAX_PERMITS - owe)
+	if (psem_debt_locked(sem) > PSEM_MAX_PERMITS - n) {
+		spin_unlock_irqrestore(&sem->lock, flags);
+		goto stands;
+	}
+	owe = n - psem_take_or_mark(sem, n);
+	if (owe)
 		psem_owe(sem, owe);
 	spin_unlock_irqrestore(&sem->lock, flags);
 refuse:
 	psem_refuse_ip(ip, "release of %ld overflows the balance (capacity %ld)\n",
 		       n, PSEM_MAX_PERMITS);
 	return -EOVERFLOW;
+stands:
+	psem_refuse_ip(ip, "release of %ld over the capacity stands: taken before it could be taken back\n",
+		       n);
+	psem_account_fast_release(sem, n, true);
+	return 0;
 }
 
 /*
  * The rest of psem_release_add(), whose add of @n found @old, not clean:
  * - closed, or flagged, and within PSEM_MAX_PERMITS: a release as it stands;
- * - over PSEM_MAX_PERMITS: refused and taken back if this add crossed it,
- *   else (an add onto another's overflow, which that one takes back) as
- *   it stands;
+ * - over PSEM_MAX_PERMITS: refused and taken back (psem_release_over());
  * - waiting (PSEM_WAITERS): the add is in the field, its adder's alone:
  *   taken back at once, then released onto the credit lock-free
  *   (psem_release_credit()) or through the locked path, which parks it
@@ -558,9 +579,12 @@ refuse:
 int psem_release_added(struct psem *sem, long old, long n, unsigned long ip)
 {
 	if (!(old & PSEM_WAITERS)) {
-		long bal = psem_word_balance(old);
-
-		if (bal <= PSEM_MAX_PERMITS && n > PSEM_MAX_PERMITS - bal)
+		/*
+		 * Over the limit, whoever crossed it: an add onto another's
+		 * overflow is taken back too, so that the limit holds in
+		 * whatever order the two take back.
+		 */
+		if (n > PSEM_MAX_PERMITS - psem_word_balance(old))
 			return psem_release_over(sem, n, ip);
 		psem_account_fast_release(sem, n, true);
 		return 0;

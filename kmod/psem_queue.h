@@ -141,6 +141,8 @@ static __always_inline int psem_refuse_wait(struct psem *sem, long n)
 /* Under the queue lock. */
 int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
 		    unsigned long ip);
+int psem_add_locked_cap(struct psem *sem, long n, long cap,
+			struct psem_wake *wake, unsigned long ip);
 long psem_fail_waiter(struct psem *sem, struct psem_waiter *w, int result,
 		      struct psem_wake *wake);
 void psem_link(struct psem *sem, struct psem_waiter *w, long n,

@@ -68,19 +68,33 @@ long psem_take_range(struct psem *sem, long min, long max)
  */
 bool psem_release_credit(struct psem *sem, long n)
 {
-	/*
-	 * ACQUIRE: orders the read of a psem_ext's limit after it, pairing
-	 * with the smp_wmb() in psem_resize() between its write of the limit
-	 * and its change of the word: a credit shrunk by a resize is never
-	 * checked against the capacity from before it.
-	 */
-	long cur = atomic_long_read_acquire(&sem->count);
+	long cur = atomic_long_read(&sem->count), cap;	/* relaxed: reread */
 
+	if (!psem_word_has_credit(cur))
+		return false;
+	/*
+	 * A psem_ext's limit is read before the word it judges and again
+	 * after it, and the smaller counts. Before: smp_rmb() orders the
+	 * read before the word's, pairing with the smp_wmb() of a growing
+	 * psem_resize() between its change of the word and its write of the
+	 * limit, so a grown limit is never applied to the credit from before
+	 * the growth. After: see below.
+	 */
+	cap = psem_word_capacity(sem, cur);
+	smp_rmb();
+	/*
+	 * ACQUIRE: orders the read of the limit after it, pairing with the
+	 * smp_wmb() of a shrinking psem_resize() between its write of the
+	 * limit and its change of the word: a credit shrunk by a resize is
+	 * never checked against the capacity from before it.
+	 */
+	cur = atomic_long_read_acquire(&sem->count);
 	for (;;) {
 		long new = psem_credit_settled(cur + n * PSEM_HIGH_ONE);
 
 		if (!psem_word_has_credit(cur) ||
-		    n > psem_word_capacity(sem, cur) - psem_word_high(cur))
+		    n > min(cap, psem_word_capacity(sem, cur)) -
+			psem_word_high(cur))
 			return false;
 		/*
 		 * RELEASE: orders the caller's critical section before the
@@ -98,6 +112,23 @@ bool psem_release_credit(struct psem *sem, long n)
 		 */
 		smp_rmb();
 	}
+}
+
+/*
+ * Under the queue lock, for a locked path that leaves the credit as it is
+ * (a refusal): settles the word if it can, so that it does not stay
+ * waiting for nobody when the add it waited for has been taken back.
+ */
+void psem_settle(struct psem *sem)
+{
+	long cur = atomic_long_read(&sem->count);	/* rechecked */
+
+	lockdep_assert_held(&sem->lock);
+	/* RELEASE: as in psem_release_credit(); the credit becomes balance. */
+	while (psem_word_has_credit(cur) && psem_credit_settled(cur) != cur &&
+	       !atomic_long_try_cmpxchg_release(&sem->count, &cur,
+						psem_credit_settled(cur)))
+		;
 }
 
 /*

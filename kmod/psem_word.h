@@ -299,6 +299,7 @@ static inline long psem_credit_settled(long cur)
 /* The operations on the word beyond the inlined fast paths (psem_word.c). */
 long psem_take_range(struct psem *sem, long min, long max);
 bool psem_release_credit(struct psem *sem, long n);
+void psem_settle(struct psem *sem);
 long psem_take_or_mark(struct psem *sem, long n);
 int psem_add_balance(struct psem *sem, long cur, long n, unsigned long ip);
 

@@ -101,6 +101,7 @@ take-parked-keeps-kick:defer/sync-parked-home,defer/kick-two-psems-free
 add-lands-in-field:add/add-vs-mark,release/acquire-fifo
 add-keeps-field:add/credit-settle,add/add-vs-mark
 over-kept:add/over-max-vs-takes,retry/release-at-capacity
+over-onto-over-stands:add/double-over
 acquire-relaxed:sem/down-up-is-held
 add-relaxed:sem/down-up-is-held
 release-relaxed:retry/large-release-release-take
@@ -123,6 +124,8 @@ capped-release-unchecked:retry/capped-release-vs-resize,life/release-all-held-ca
 owe-in-field:life/reduce-vs-release,defer/nmi-vs-reduce
 mark-drops-closed:life/close-then-debt-paid,life/closed-debt-paid
 try-ignores-credit:retry/capped-release-release-take
+refusal-unsettled:add/refused-add-settles
+grow-limit-first:add/grow-vs-over-release
 clear-with-waiter:release/acquire-fifo
 downgrade-releases-all:rwlock/downgrade-vs-lock
 mutex-unlock-lost:mutex/unlock-vs-lock

@@ -75,6 +75,13 @@ The explorer's mutants (scripts/check-explore.sh), one behaviour each:
   settle-ignores-field      psem_credit_settled(): a credit becomes the
                             balance with an add still in the field
   try-ignores-credit        psem_try_acquire(): a try never takes a credit
+  over-onto-over-stands     psem_release_added(): an add onto another's
+                            overflow stands (only the add that crossed
+                            PSEM_MAX_PERMITS is taken back)
+  refusal-unsettled         psem_add_credit_locked(): a refusal leaves the
+                            word waiting for nobody
+  grow-limit-first          psem_resize(): a growth writes the new limit
+                            before it adds to the word
   clear-with-waiter         psem_add_locked(): clears PSEM_WAITERS with a
                             waiter still linked (the spin model's
                             BROKEN_CLEAR_WITH_WAITER)
@@ -255,6 +262,14 @@ MUTANTS = {
     "settle-ignores-field": ("psem_credit_settled",
                              "if (cur & (PSEM_FIELD | PSEM_EXT))",
                              "if (cur & PSEM_EXT)"),
+    "over-onto-over-stands": ("psem_release_added",
+                              "if (n > PSEM_MAX_PERMITS - psem_word_balance(old))",
+                              "if (psem_word_balance(old) <= PSEM_MAX_PERMITS &&\n\t\t    n > PSEM_MAX_PERMITS - psem_word_balance(old))"),
+    "refusal-unsettled": ("psem_add_credit_locked", "psem_settle(sem);",
+                          "(void)0;"),
+    "grow-limit-first": ("psem_resize", [
+        ("\t\tpsem_add_locked_cap(sem, back + capacity - old, capacity, &wake,",
+         "\t\tpsem_set_limit(sem, capacity);\n\t\tpsem_add_locked_cap(sem, back + capacity - old, capacity, &wake,")]),
     "try-ignores-credit": ("psem_try_acquire",
                            "psem_take(sem, n) || psem_take_range(sem, n, n)",
                            "psem_take(sem, n)"),
