@@ -104,12 +104,12 @@ int psem_resize(struct psem *sem, long capacity)
 	} else {
 		/*
 		 * Growing: the word before the new limit, judged against it.
-		 * smp_wmb() pairs with the smp_rmb() in psem_release_credit()
-		 * between its first read of the limit and its read of the
-		 * word, so that a lock-free release that reads the grown limit
-		 * checks the grown credit against it, never the credit from
-		 * before the growth (from the review: an over-release took
-		 * the growth's room, and the growth was refused).
+		 * smp_wmb() orders the two for a lock-free release that reads
+		 * the grown limit: its exchange, a RELEASE after that read,
+		 * then finds the grown word or fails, and never lands on the
+		 * credit from before the growth (from the review: with the
+		 * limit first, an over-release took the growth's room, and the
+		 * growth was refused; model/litmus/MP+grow+creditrelease).
 		 */
 		psem_add_locked_cap(sem, back + capacity - old, capacity, &wake,
 				    _RET_IP_);

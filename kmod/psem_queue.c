@@ -561,7 +561,7 @@ refuse:
 		       n, PSEM_MAX_PERMITS);
 	return -EOVERFLOW;
 stands:
-	psem_refuse_ip(ip, "release of %ld over the capacity stands: taken before it could be taken back\n",
+	psem_refuse_ip(ip, "release of %ld over the capacity stands: taken already\n",
 		       n);
 	psem_account_fast_release(sem, n, true);
 	return 0;

@@ -68,39 +68,30 @@ long psem_take_range(struct psem *sem, long min, long max)
  */
 bool psem_release_credit(struct psem *sem, long n)
 {
-	long cur = atomic_long_read(&sem->count), cap;	/* relaxed: reread */
-
-	if (!psem_word_has_credit(cur))
-		return false;
-	/*
-	 * A psem_ext's limit is read before the word it judges and again
-	 * after it, and the smaller counts. Before: smp_rmb() orders the
-	 * read before the word's, pairing with the smp_wmb() of a growing
-	 * psem_resize() between its change of the word and its write of the
-	 * limit, so a grown limit is never applied to the credit from before
-	 * the growth. After: see below.
-	 */
-	cap = psem_word_capacity(sem, cur);
-	smp_rmb();
 	/*
 	 * ACQUIRE: orders the read of the limit after it, pairing with the
 	 * smp_wmb() of a shrinking psem_resize() between its write of the
 	 * limit and its change of the word: a credit shrunk by a resize is
-	 * never checked against the capacity from before it.
+	 * never checked against the capacity from before it. A growing one
+	 * changes the word first, then the limit: a limit read as grown
+	 * means the exchange below finds the grown word, or fails
+	 * (model/litmus/MP+grow+creditrelease).
 	 */
-	cur = atomic_long_read_acquire(&sem->count);
+	long cur = atomic_long_read_acquire(&sem->count);
+
 	for (;;) {
 		long new = psem_credit_settled(cur + n * PSEM_HIGH_ONE);
 
 		if (!psem_word_has_credit(cur) ||
-		    n > min(cap, psem_word_capacity(sem, cur)) -
-			psem_word_high(cur))
+		    n > psem_word_capacity(sem, cur) - psem_word_high(cur))
 			return false;
 		/*
 		 * RELEASE: orders the caller's critical section before the
 		 * credit, and the balance it may become; pairs with the
 		 * ACQUIRE of a taker (psem_take_range(), psem_take_or_mark(),
-		 * or psem_take() once settled).
+		 * or psem_take() once settled). As a RELEASE it also orders
+		 * the read of the limit before its write, which must then
+		 * come after a growth's change of the word.
 		 */
 		if (atomic_long_try_cmpxchg_release(&sem->count, &cur, new))
 			return true;

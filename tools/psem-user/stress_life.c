@@ -554,25 +554,23 @@ void churn_op(struct worker *w)
 long life_out(void)
 {
 	struct psem_waiter *w;
-	long assigned = 0, cur;
+	long assigned = 0, avail;
 	unsigned long debt;
 
 	spin_lock(&life_sem.sem.lock);
 	psem_for_each_waiter(w, &life_sem.sem)
 		assigned += w->n - w->needed;
 	debt = psem_debt(&life_sem.sem);
-	cur = atomic_long_read(&life_sem.sem.count);
+	avail = psem_available(&life_sem.sem);	/* the balance, or the credit */
 	spin_unlock(&life_sem.sem.lock);
-	/* With PSEM_WAITERS set the bits above PSEM_ONE are the debt. */
-	if (!(cur & PSEM_WAITERS))
-		debt -= (cur & LONG_MAX) >> PSEM_SHIFT;
-	return psem_capacity(&life_sem.sem) + debt - assigned;
+	return psem_capacity(&life_sem.sem) + (long)debt - avail - assigned;
 }
 
 /*
  * A stop of the lifecycle, with everything parked: reopen, resize back to
  * LIFE_CAP and quiesce, which must find every permit home; then the word
- * must be exactly LIFE_CAP permits, no flag, no debt, nobody linked.
+ * must be exactly LIFE_CAP permits of credit (a psem_ext's word at rest:
+ * psem.h, PSEM_EXT), no debt, nobody linked.
  */
 void check_life(unsigned int ep, const struct totals *s)
 {
@@ -596,7 +594,7 @@ void check_life(unsigned int ep, const struct totals *s)
 	cur = atomic_long_read(&life_sem.sem.count);
 	spin_unlock(&life_sem.sem.lock);
 	avail = psem_available(&life_sem.sem);
-	if (avail != LIFE_CAP || debt || (cur & PSEM_FLAGS) || cur < 0 ||
+	if (avail != LIFE_CAP || debt || cur != __PSEM_EXT_WORD(LIFE_CAP) ||
 	    linked || psem_capacity(&life_sem.sem) != LIFE_CAP ||
 	    __atomic_load_n(&life_held, __ATOMIC_RELAXED))
 		die("epoch %u: life_sem word %#lx: available %ld of %ld (want %d), debt %lu, %s, held %ld: permits %s\n",
