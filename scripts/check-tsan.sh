@@ -9,12 +9,15 @@
 #
 #   acquire-relaxed           psem_take()'s ACQUIRE made relaxed: TSan must
 #                             report a race on the data the permits guard
-#   release-relaxed           the fast release's RELEASE made relaxed: same
-#   fast-release-with-waiter  a fast release while a waiter is linked: the
-#                             stress must report a wrong result (lost or
-#                             created permits, or a call's return: the
-#                             release's permits read as a debt), or its
-#                             hang guard must trip
+#   add-relaxed               the add-first release's RELEASE made relaxed:
+#                             same (the stress's releases add first; the
+#                             read-first release's mutants, release-relaxed
+#                             and fast-release-with-waiter, are the
+#                             explorer's: check-explore.sh)
+#   add-lands-in-field        an add onto a waiting word taken for a release
+#                             as it stands: the stress must report a wrong
+#                             result (lost or created permits, or a call's
+#                             return), or its hang guard must trip
 #   handoff-acquire-relaxed   the served waiter's smp_load_acquire() of
 #                             ->done made READ_ONCE(): TSan must report
 #   handoff-release-relaxed   the releaser's smp_store_release() of ->done
@@ -197,7 +200,7 @@ caught() {
 # without any report, so any race is the mutant's doing: on the data the
 # stress guards with psem (its globals, psem_stress_*), or on psem's own
 # waiter (->result, read after ->done).
-for m in acquire-relaxed release-relaxed handoff-acquire-relaxed \
+for m in acquire-relaxed add-relaxed handoff-acquire-relaxed \
 	handoff-release-relaxed; do
 	mutant_src "$m"
 	build "$m" "$work/src-$m" thread psem-stress
@@ -214,17 +217,17 @@ done
 # The invariant and lifecycle mutants, natively: lost or created permits,
 # or a hang. A lifecycle mutant's hang must be one the stress explains by
 # lost or created permits of life_sem (its accounting at the hang).
-for m in fast-release-with-waiter close-drops-grants resize-forgets-debt; do
+for m in add-lands-in-field close-drops-grants resize-forgets-debt; do
 	mutant_src "$m"
 	build "$m" "$work/src-$m" "" psem-stress
 	stress "$m" "$work/$m.log" "" -e 40 -m 100
 	hang_pat="^psem-stress: HANG"
 	fail_pat="^psem-stress: FAIL: .*permits"
-	# A release that lands on a waiters word, or a debt forgotten in the
+	# An add left in a waiting word's field, or a debt forgotten in the
 	# word that holds the debt, corrupts what the locked paths read there
-	# (the debt, the closed state): any wrong result is their catch.
+	# (the debt, the credit): any wrong result is their catch.
 	[ "$m" = close-drops-grants ] || fail_pat="^psem-stress: FAIL: "
-	[ "$m" = fast-release-with-waiter ] ||
+	[ "$m" = add-lands-in-field ] ||
 		hang_pat="^psem-stress: HANG .*: permits \(lost\|created\)"
 	ok=0
 	if { [ "$rc" = 2 ] && grep -q "$fail_pat" "$work/$m.log"; } ||
