@@ -255,32 +255,22 @@ static int psem_add_credit_locked(struct psem *sem, long n, long cap,
  * The locked path of a release, and of a wait that ends early and gives
  * back its partial grant: debt first, then waiters, then the credit or the
  * balance. @n may be zero (a cancel that was assigned nothing), to settle
- * the word when the queue has emptied.
- */
-int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
-		    unsigned long ip)
-{
-	/* Relaxed: PSEM_EXT never changes. */
-	long cur = atomic_long_read(&sem->count);
-
-	return psem_add_locked_cap(sem, n, psem_word_capacity(sem, cur), wake,
-				   ip);
-}
-
-/*
- * psem_add_locked() against the capacity @cap, for a psem_ext's psem: a
- * growing psem_resize() adds before it writes the new limit.
+ * the word when the queue has emptied. Against the capacity @cap, or, for
+ * PSEM_CAP_WORD, the one the word names (psem_add_locked()): a growing
+ * psem_resize() adds before it writes the new limit.
  */
 int psem_add_locked_cap(struct psem *sem, long n, long cap,
 			struct psem_wake *wake, unsigned long ip)
 {
 	/* Relaxed: see below for why each value is stable or rechecked. */
-	long cur = atomic_long_read(&sem->count), debt, new;
+	long cur = atomic_long_read(&sem->count), debt;
 
 	lockdep_assert_held(&sem->lock);
 	/* I1: nobody waits or owes; skip the walk. */
 	if (!(cur & PSEM_WAITERS))
 		return n ? psem_add_balance(sem, cur, n, ip) : 0;
+	if (cap == PSEM_CAP_WORD)
+		cap = psem_word_capacity(sem, cur);
 	/* I3: nobody waits or owes either. */
 	if (cur & PSEM_CREDIT)
 		return psem_add_credit_locked(sem, n, cap, ip);
@@ -311,16 +301,16 @@ int psem_add_locked_cap(struct psem *sem, long n, long cap,
 		return 0;	/* and @n is zero: the head took it all */
 	/*
 	 * The last waiter is served or gone and no debt is left: the rest
-	 * becomes the credit, in one RMW that also settles the word if no
-	 * add is in flight, so that the word is never seen without the bit
-	 * before the queue is empty (I1). RELEASE: pairs with the ACQUIRE
-	 * of a later taker, ordering this caller's critical section before
-	 * it. The rest is at most the capacity: no overflow.
+	 * becomes the credit, and the word settles if no add is in flight,
+	 * so that it is never seen without the bit before the queue is empty
+	 * (I1). RELEASE: pairs with the ACQUIRE of a later taker, ordering
+	 * this caller's critical section before it. The rest is at most the
+	 * capacity: no overflow. A psem_ext's word never settles: one add.
 	 */
-	cur = atomic_long_read(&sem->count);
-	do {
-		new = psem_credit_settled(cur + n * PSEM_HIGH_ONE + PSEM_CREDIT);
-	} while (!atomic_long_try_cmpxchg_release(&sem->count, &cur, new));
+	cur = atomic_long_fetch_add_release(n * PSEM_HIGH_ONE + PSEM_CREDIT,
+					    &sem->count);
+	if (!(cur & PSEM_EXT))
+		psem_settle(sem);
 	return 0;
 }
 
@@ -595,7 +585,8 @@ int psem_release_added(struct psem *sem, long old, long n, unsigned long ip)
 	 * settle waits for it by its compare-exchange on the same word.
 	 */
 	atomic_long_sub(n * PSEM_ONE, &sem->count);
-	if (psem_release_credit(sem, n)) {
+	/* A credit, seen by the add: no waiter, no debt (I3). */
+	if ((old & PSEM_CREDIT) && psem_release_credit(sem, n)) {
 		psem_account_fast_release(sem, n, true);
 		return 0;
 	}

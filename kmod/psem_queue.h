@@ -139,10 +139,18 @@ static __always_inline int psem_refuse_wait(struct psem *sem, long n)
 }
 
 /* Under the queue lock. */
-int psem_add_locked(struct psem *sem, long n, struct psem_wake *wake,
-		    unsigned long ip);
 int psem_add_locked_cap(struct psem *sem, long n, long cap,
 			struct psem_wake *wake, unsigned long ip);
+
+/* The capacity psem_add_locked_cap() reads from the word. */
+#define PSEM_CAP_WORD	(-1L)
+
+/* The locked path of a release, against the psem's own capacity. */
+static inline int psem_add_locked(struct psem *sem, long n,
+				  struct psem_wake *wake, unsigned long ip)
+{
+	return psem_add_locked_cap(sem, n, PSEM_CAP_WORD, wake, ip);
+}
 long psem_fail_waiter(struct psem *sem, struct psem_waiter *w, int result,
 		      struct psem_wake *wake);
 void psem_link(struct psem *sem, struct psem_waiter *w, long n,
