@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * psem: a counting semaphore whose release adds permits with one lock-free
- * compare-exchange while nobody waits.
+ * psem: a counting semaphore whose release adds permits lock-free while
+ * nobody waits: one fetch_add, for up to PSEM_ADD_MAX of them.
  *
  * See Documentation/design.rst for the design and the ordering argument.
  */

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * psem: a counting semaphore whose release adds permits with one lock-free
- * compare-exchange while nobody waits. This file holds the entry points
- * that take and release permits; the word's bits and the invariant they
- * rest on are at PSEM_WAITERS in psem.h, the lock-free paths in
- * psem_word.h, the waiter queue in psem_queue.c.
+ * psem: a counting semaphore whose release adds permits lock-free while
+ * nobody waits. This file holds the entry points that take and release
+ * permits; the word's bits and the invariant they rest on are at PSEM_BIAS
+ * in psem.h, the lock-free paths in psem_word.h, the add and the waiter
+ * queue in psem_queue.[ch].
  *
  * Every write to the word is a read-modify-write, and each names at the
  * code what it orders and what it pairs with. Documentation/design.rst

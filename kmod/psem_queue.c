@@ -4,11 +4,13 @@
  * FIFO order, waking those served once the queue lock is dropped, calling
  * back asynchronous waiters one after another, and ending a wait early (a
  * signal, a timeout, psem_close(), psem_resize()) without losing what the
- * waiter was partly assigned.
+ * waiter was partly assigned; and the rest of the release that adds first
+ * (psem_release_add() in psem_queue.h): the add taken back out of the
+ * field, or out of an overflow.
  *
  * Everything here that touches the queue runs under the queue lock, and
  * the waiters bit is set for as long as the queue is not empty or a debt
- * is owed: I1 and I2, at PSEM_WAITERS in psem.h.
+ * is owed: I1, I2 and I3, at PSEM_BIAS in psem.h.
  *
  * After psem_close() and a psem_quiesce() that returned 0, nothing here
  * touches the psem again on behalf of a wait that was queued on it: a task

@@ -2,8 +2,9 @@
 /*
  * psem_rwlock: a fair sleeping reader-writer lock on top of psem.
  *
- * A reader takes one permit and returns it with psem_release(), which is
- * the lock-free fast path whenever nobody waits. A writer takes every
+ * A reader takes one permit and returns it with the add that
+ * psem_release() makes (psem_release_small()), lock-free whenever nobody
+ * waits. A writer takes every
  * permit and returns them: with nobody waiting, its lock and unlock are one
  * compare-exchange each (psem_take_all_fast(), psem_release_all_fast(),
  * called directly, not through the exported functions). All ordering
