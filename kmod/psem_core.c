@@ -170,7 +170,10 @@ static noinline int psem_release_large(struct psem *sem, long n,
  * Return: 0; -EINVAL if @n is out of range, or -EOVERFLOW if the balance
  * would exceed the capacity (PSEM_MAX_PERMITS for a psem without one), or
  * if, with waiters queued, @n less the debt exceeds the capacity. Both
- * warn and change nothing, closed state included.
+ * warn and change nothing, closed state included: a release of up to
+ * PSEM_ADD_MAX over PSEM_MAX_PERMITS, which adds first, is taken back,
+ * and what a taker had of it meanwhile owed as a debt (Documentation/
+ * design.rst, "The word of the add").
  */
 int psem_release(struct psem *sem, long n)
 {

@@ -151,6 +151,7 @@ static inline int psem_add_locked(struct psem *sem, long n,
 {
 	return psem_add_locked_cap(sem, n, PSEM_CAP_WORD, wake, ip);
 }
+
 long psem_fail_waiter(struct psem *sem, struct psem_waiter *w, int result,
 		      struct psem_wake *wake);
 void psem_link(struct psem *sem, struct psem_waiter *w, long n,
