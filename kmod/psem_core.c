@@ -334,7 +334,10 @@ EXPORT_SYMBOL_PSEM(psem_acquire_timeout);
  * and no taker can have them until the hand-off has run (psem_sync()
  * waits for it). So what this reports, psem_try_acquire() could take.
  *
- * Return: the balance, 0..PSEM_MAX_PERMITS.
+ * Return: the balance (a credit, on a psem_ext's word or while a release
+ * is between its add and its taking back: Documentation/design.rst, "The
+ * word of the add"), 0..PSEM_MAX_PERMITS; for a moment more, while a
+ * release over PSEM_MAX_PERMITS has yet to be taken back.
  */
 long psem_available(const struct psem *sem)
 {

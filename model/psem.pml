@@ -261,7 +261,7 @@
 
 #define WAITERS		1
 #define CONTENDED	2
-#define DCLOSED		2	/* PSEM_DEBT_CLOSED: CONTENDED's bit, with a debt */
+#define DCLOSED		2	/* the second PSEM_BIAS (was PSEM_DEBT_CLOSED) */
 #define FLAGS		3
 #define ONE		8
 #define NUM		120	/* the bits above ONE: the balance, or the debt */
@@ -269,7 +269,7 @@
 /* The balance, none while WAITERS is set; the debt, only then (I2). */
 #define BAL(x)		(((x) & WAITERS) -> 0 : ((x) & NUM) / ONE)
 #define DEBT(x)		(((x) & WAITERS) -> ((x) & NUM) / ONE : 0)
-/* psem_closed_bit(), psem_word_closed() and psem_debt_bit() */
+/* psem_word_closed(), in the encoding before issue 27 (see the header) */
 #define CLOSEDBIT(x)	((DEBT(x) > 0) -> DCLOSED : BLOCKED)
 #define ISCLOSED(x)	(((x) & BLOCKED) && ((x) & CLOSEDBIT(x)))
 #ifdef BROKEN_DEBT_DROPS_CLOSED

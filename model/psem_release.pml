@@ -384,7 +384,7 @@ inline release_fast(cnt)
 		/*
 		 * The waiters-bit rule retries on the word the exchange
 		 * returned while the rule allows it (psem_release_retry(), and
-		 * psem_release_capped_clean() against the limit);
+		 * psem_release_credit() against the limit);
 		 * the positive-balance rule, the seed's, goes to the lock.
 		 */
 		:: !ok && r == RULE_WAITERS_BIT -> skip
