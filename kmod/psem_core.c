@@ -17,6 +17,7 @@
 #include <linux/sched.h>
 #include <linux/sched/debug.h>
 #include <linux/spinlock.h>
+#include <linux/threads.h>
 
 #include "psem_queue.h"
 
@@ -29,6 +30,15 @@
 	!defined(CONFIG_DEBUG_SPINLOCK) && !defined(CONFIG_DEBUG_LOCK_ALLOC)
 static_assert(sizeof(struct psem) <= 32);
 #endif
+
+/*
+ * The field's bound (psem.h, PSEM_ADD_MAX): at most one add in flight per
+ * task, a preempted one's included, and one per interrupt context, three
+ * per CPU (soft IRQ, hard IRQ, NMI), each of PSEM_ADD_MAX permits at most,
+ * never carry out of the field.
+ */
+#define PSEM_ADDERS_MAX		((long)PID_MAX_LIMIT + 3L * NR_CPUS)
+static_assert(PSEM_ADDERS_MAX * PSEM_ADD_MAX * PSEM_ONE <= PSEM_FIELD);
 
 /*
  * Refuses a count outside 0..PSEM_MAX_PERMITS. Out of line and cold, so
