@@ -27,7 +27,7 @@
 /*
  * The atomic word, &psem.count. A release of up to PSEM_ADD_MAX permits
  * adds them first, with one fetch_add that cannot fail, and reads the
- * word it added onto afterwards (psem_release_add() in psem_word.h); so
+ * word it added onto afterwards (psem_release_add() in psem_queue.h); so
  * every state in which an add must not reach a taker makes the word
  * negative, and every lock holder reads it in a way such an add does not
  * disturb. What each bit means, and every place that sets or clears it,
@@ -118,8 +118,10 @@
  * The largest release that adds first. The adds in flight must never carry
  * out of the field: each context has at most one (a release takes its add
  * back before it returns or parks), so they are bounded by the tasks
- * (PID_MAX_LIMIT, 2^22) and three interrupt contexts per CPU (at most 2^13
- * CPUs), times this: under 2^27 permits, the field's 27 bits.
+ * (PID_MAX_LIMIT, 2^22) and the idle task and interrupt contexts of each
+ * CPU (34 at most, as preempt_count() nests them; at most 2^13 CPUs),
+ * times this: under 2^27 permits, the field's 27 bits (psem_core.c
+ * asserts it).
  */
 #define PSEM_ADD_MAX		16L
 

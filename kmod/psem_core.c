@@ -14,6 +14,7 @@
 #include <linux/export.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sched/debug.h>
 #include <linux/spinlock.h>
@@ -33,11 +34,15 @@ static_assert(sizeof(struct psem) <= 32);
 
 /*
  * The field's bound (psem.h, PSEM_ADD_MAX): at most one add in flight per
- * task, a preempted one's included, and one per interrupt context, three
- * per CPU (soft IRQ, hard IRQ, NMI), each of PSEM_ADD_MAX permits at most,
- * never carry out of the field.
+ * context, each of PSEM_ADD_MAX permits at most. The contexts: every
+ * task, a preempted one's included (PID_MAX_LIMIT, and one more per CPU
+ * for the idle tasks, which share pid 0), and per CPU one soft IRQ and as
+ * many hard IRQs and NMIs as preempt_count() can nest. Not counted: a
+ * probe handler (kprobe, ftrace) that itself releases onto the psem whose
+ * add it interrupted, a second add in one context.
  */
-#define PSEM_ADDERS_MAX		((long)PID_MAX_LIMIT + 3L * NR_CPUS)
+#define PSEM_ADDERS_PER_CPU	(2L + (1L << HARDIRQ_BITS) + (1L << NMI_BITS))
+#define PSEM_ADDERS_MAX		((long)PID_MAX_LIMIT + PSEM_ADDERS_PER_CPU * NR_CPUS)
 static_assert(PSEM_ADDERS_MAX * PSEM_ADD_MAX * PSEM_ONE <= PSEM_FIELD);
 
 /*

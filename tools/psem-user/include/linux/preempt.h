@@ -14,6 +14,8 @@
 
 #include <linux/kernel.h>
 
+#define HARDIRQ_BITS		4
+#define NMI_BITS		4
 #define PREEMPT_MASK		0x000000ffUL
 #define SOFTIRQ_OFFSET		0x00000100UL
 #define SOFTIRQ_MASK		0x0000ff00UL
